@@ -1,0 +1,63 @@
+/*
+ * lib/log.c — PLX_LOG filtering and the line format (see log.h).
+ */
+#include "log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+int plx_log_level = PLX_LOG_WARN;
+static int log_rank = -1;   /* documented process-wide label, see log.h */
+
+static const char *const level_names[] = { "none", "error", "warn", "info", "debug", "trace" };
+
+int plx_log_parse(const char *s)
+{
+    if (!s || !*s) return -1;
+    for (int i = 0; i <= PLX_LOG_TRACE; i++)
+        if (strcasecmp(s, level_names[i]) == 0) return i;
+    if (s[0] >= '0' && s[0] <= '5' && s[1] == '\0') return s[0] - '0';
+    return -1;
+}
+
+int plx_log_init(int rank)
+{
+    log_rank = rank;
+    const char *s = getenv("PLX_LOG");
+    if (!s) return 0;
+    int lv = plx_log_parse(s);
+    if (lv < 0) {
+        plx_log_level = PLX_LOG_WARN;
+        plx_warn("PLX_LOG='%s' is not one of none|error|warn|info|debug|trace; using warn", s);
+        return -1;
+    }
+    plx_log_level = lv;
+    return 0;
+}
+
+void plx_log_set_rank(int rank) { log_rank = rank; }
+
+void plx_log_msg(int level, const char *fmt, ...)
+{
+    char line[1024];
+    int n;
+    if (log_rank >= 0)
+        n = snprintf(line, sizeof line, "plexus[rank %d] %s: ", log_rank, level_names[level]);
+    else
+        n = snprintf(line, sizeof line, "plexus[pid %d] %s: ", (int)getpid(), level_names[level]);
+    if (n < 0 || n >= (int)sizeof line) n = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    if (m < 0) m = 0;
+    size_t len = (size_t)n + (size_t)m;
+    if (len > sizeof line - 2) len = sizeof line - 2;
+    line[len++] = '\n';
+    /* one write() so lines of different ranks do not interleave */
+    ssize_t w = write(2, line, len);
+    (void)w;
+}

@@ -1,0 +1,36 @@
+/*
+ * lib/log.h — one-line diagnostics on stderr, filtered by PLX_LOG.
+ *
+ * PLX_LOG = none|error|warn|info|debug|trace (default warn).  The level is
+ * read once per process by plx_log_init() (called from plx_init, plexusrun and
+ * plexus_info); until then it is "warn".  Lines look like
+ *   plexus[rank 3] warn: shm: process_vm_readv refused (EPERM); using staging
+ * The level and the rank label are the only process-wide mutable state
+ * outside the context object (documented in README: they are per process by
+ * nature and written once before any thread is started).
+ */
+#ifndef PLX_LOG_H
+#define PLX_LOG_H
+
+#include <stdarg.h>
+
+enum { PLX_LOG_NONE = 0, PLX_LOG_ERROR, PLX_LOG_WARN, PLX_LOG_INFO, PLX_LOG_DEBUG, PLX_LOG_TRACE };
+
+extern int plx_log_level;                /* current threshold */
+
+/* Parse a level name or digit; -1 if bad. */
+int  plx_log_parse(const char *s);
+/* Read PLX_LOG (bad value: keep warn, return -1) and set the rank label (-1: none). */
+int  plx_log_init(int rank);
+void plx_log_set_rank(int rank);
+void plx_log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define plx_log(level, ...) \
+    do { if ((level) <= plx_log_level) plx_log_msg((level), __VA_ARGS__); } while (0)
+#define plx_error(...) plx_log(PLX_LOG_ERROR, __VA_ARGS__)
+#define plx_warn(...)  plx_log(PLX_LOG_WARN,  __VA_ARGS__)
+#define plx_info(...)  plx_log(PLX_LOG_INFO,  __VA_ARGS__)
+#define plx_debug(...) plx_log(PLX_LOG_DEBUG, __VA_ARGS__)
+#define plx_trace(...) plx_log(PLX_LOG_TRACE, __VA_ARGS__)
+
+#endif /* PLX_LOG_H */
