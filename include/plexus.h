@@ -192,6 +192,12 @@ plx_status_t plx_recv(void *buf, size_t count, plx_dtype_t dtype, int peer, int 
                       plx_comm_t comm, size_t *received);
 
 /* ---- information ------------------------------------------------------ */
+/* Which algorithm and transport(s) the selector picks on comm for
+ * `collective` ("allreduce", "bcast", ...) at `bytes` bytes (count x
+ * datatype size as passed to the call).  The strings are static. */
+plx_status_t plx_query_algorithm(plx_comm_t comm, const char *collective, size_t bytes,
+                                 const char **algorithm, const char **transport);
+
 /* "0.1.0 (shm ucx cuda nccl)": the version and the transports built in. */
 const char *plx_version_string(void);
 

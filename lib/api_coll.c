@@ -1,0 +1,246 @@
+/*
+ * lib/api_coll.c — the public collective calls: check every argument, ask
+ * the selector for an algorithm, build its schedule, run it.
+ *
+ * This is where a collective starts its trip (DESIGN.md "The way one
+ * collective travels"): plx_allreduce -> check_* -> run_coll ->
+ * plx_select_algo -> coll_allreduce_<algorithm> (lib/coll/allreduce.c)
+ * builds a schedule -> sched_run (lib/sched.c) drives it over the
+ * transports.  All argument checks happen before anything is written or
+ * sent, so a rejected call leaves every buffer untouched.
+ */
+#include "plx_internal.h"
+#include "reduce.h"
+#include "sched.h"
+#include "select.h"
+
+#include <string.h>
+
+/* ---- argument checks ------------------------------------------------------- */
+static plx_status_t check_comm(const char *fn, plx_comm_t comm)
+{
+    if (!plx_comm_ok(comm)) return plx_bad_arg(fn, "invalid or freed communicator");
+    return PLX_SUCCESS;
+}
+
+static plx_status_t check_dtype(const char *fn, plx_dtype_t dt)
+{
+    if ((int)dt < 0 || dt >= PLX_DTYPE_COUNT) return plx_bad_arg(fn, "unknown datatype %d", (int)dt);
+    return PLX_SUCCESS;
+}
+
+static plx_status_t check_op(const char *fn, plx_dtype_t dt, plx_op_t op)
+{
+    if ((int)op < 0 || op >= PLX_OP_COUNT) return plx_bad_arg(fn, "unknown op %d", (int)op);
+    if (!plx_op_valid(dt, op))
+        return plx_bad_arg(fn, "op %s is not defined on %s", plx_op_name(op), plx_dtype_name(dt));
+    return PLX_SUCCESS;
+}
+
+static plx_status_t check_root(const char *fn, plx_comm_t comm, int root)
+{
+    if (root < 0 || root >= comm->size)
+        return plx_bad_arg(fn, "root %d is not a rank of this communicator (size %d)", root, comm->size);
+    return PLX_SUCCESS;
+}
+
+/* A buffer that this rank reads or writes: needed when count > 0;
+ * PLX_IN_PLACE only where the API allows it here. */
+static plx_status_t check_buf(const char *fn, const char *what, const void *buf, size_t count,
+                              int in_place_ok)
+{
+    if (count == 0) return PLX_SUCCESS;
+    if (!buf) return plx_bad_arg(fn, "%s is NULL with count %zu", what, count);
+    if (buf == PLX_IN_PLACE && !in_place_ok)
+        return plx_bad_arg(fn, "%s may not be PLX_IN_PLACE here", what);
+    return PLX_SUCCESS;
+}
+
+/* count x size x element size must fit in memory arithmetic. */
+static plx_status_t check_extent(const char *fn, size_t count, plx_dtype_t dt, int nblocks)
+{
+    size_t es = plx_dtype_size(dt);
+    if (count && count > SIZE_MAX / es / (size_t)nblocks)
+        return plx_bad_arg(fn, "count %zu of %s overflows the address space", count, plx_dtype_name(dt));
+    return PLX_SUCCESS;
+}
+
+/* ---- running ------------------------------------------------------------------ */
+static plx_status_t run_coll(plx_comm_t comm, const coll_args_t *a)
+{
+    size_t bytes = a->count * plx_dtype_size(a->dt);
+    const coll_algo_t *algo = plx_select_algo(comm->ctx->select, a->coll, bytes, comm->size);
+    if (!algo) return PLX_ERR_INTERNAL;
+    plx_sched_t *s = sched_new(comm, plx_coll_name(a->coll));
+    if (!s) return PLX_ERR_NO_MEMORY;
+    plx_status_t st = algo->build(s, comm, a);
+    if (st != PLX_SUCCESS) {
+        sched_free(s);
+        return st;
+    }
+    return sched_run(s);
+}
+
+plx_status_t plx_coll_allgather_bytes(plx_comm_t comm, const void *mine, void *all, size_t len)
+{
+    coll_args_t a = { .coll = PLX_COLL_ALLGATHER, .sbuf = mine, .rbuf = all, .count = len,
+                      .dt = PLX_UINT8, .op = PLX_SUM, .root = 0 };
+    if (len == 0) return PLX_SUCCESS;
+    return run_coll(comm, &a);
+}
+
+/* ---- the public calls ---------------------------------------------------------- */
+plx_status_t plx_barrier(plx_comm_t comm)
+{
+    PLX_CHECK(check_comm("plx_barrier", comm));
+    coll_args_t a = { .coll = PLX_COLL_BARRIER, .dt = PLX_UINT8 };
+    return run_coll(comm, &a);
+}
+
+plx_status_t plx_bcast(void *buf, size_t count, plx_dtype_t dt, int root, plx_comm_t comm)
+{
+    const char *fn = "plx_bcast";
+    PLX_CHECK(check_comm(fn, comm));
+    PLX_CHECK(check_dtype(fn, dt));
+    PLX_CHECK(check_root(fn, comm, root));
+    PLX_CHECK(check_buf(fn, "buf", buf, count, 0));
+    PLX_CHECK(check_extent(fn, count, dt, 1));
+    if (count == 0) return PLX_SUCCESS;
+    coll_args_t a = { .coll = PLX_COLL_BCAST, .sbuf = buf, .rbuf = buf, .count = count, .dt = dt,
+                      .root = root };
+    return run_coll(comm, &a);
+}
+
+plx_status_t plx_reduce(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
+                        plx_op_t op, int root, plx_comm_t comm)
+{
+    const char *fn = "plx_reduce";
+    PLX_CHECK(check_comm(fn, comm));
+    PLX_CHECK(check_dtype(fn, dt));
+    PLX_CHECK(check_op(fn, dt, op));
+    PLX_CHECK(check_root(fn, comm, root));
+    int is_root = comm->rank == root;
+    PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, count, is_root));
+    if (is_root) PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, count, 0));
+    PLX_CHECK(check_extent(fn, count, dt, 1));
+    if (count == 0) return PLX_SUCCESS;
+    coll_args_t a = { .coll = PLX_COLL_REDUCE, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
+                      .dt = dt, .op = op, .root = root };
+    return run_coll(comm, &a);
+}
+
+plx_status_t plx_allreduce(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
+                           plx_op_t op, plx_comm_t comm)
+{
+    const char *fn = "plx_allreduce";
+    PLX_CHECK(check_comm(fn, comm));
+    PLX_CHECK(check_dtype(fn, dt));
+    PLX_CHECK(check_op(fn, dt, op));
+    PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, count, 1));
+    PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, count, 0));
+    PLX_CHECK(check_extent(fn, count, dt, 1));
+    if (count == 0) return PLX_SUCCESS;
+    coll_args_t a = { .coll = PLX_COLL_ALLREDUCE, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
+                      .dt = dt, .op = op };
+    return run_coll(comm, &a);
+}
+
+plx_status_t plx_allgather(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
+                           plx_comm_t comm)
+{
+    const char *fn = "plx_allgather";
+    PLX_CHECK(check_comm(fn, comm));
+    PLX_CHECK(check_dtype(fn, dt));
+    PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, count, 1));
+    PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, count, 0));
+    PLX_CHECK(check_extent(fn, count, dt, comm->size));
+    if (count == 0) return PLX_SUCCESS;
+    coll_args_t a = { .coll = PLX_COLL_ALLGATHER, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
+                      .dt = dt };
+    return run_coll(comm, &a);
+}
+
+plx_status_t plx_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount,
+                                plx_dtype_t dt, plx_op_t op, plx_comm_t comm)
+{
+    const char *fn = "plx_reduce_scatter";
+    PLX_CHECK(check_comm(fn, comm));
+    PLX_CHECK(check_dtype(fn, dt));
+    PLX_CHECK(check_op(fn, dt, op));
+    PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, recvcount, 1));
+    PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, recvcount, 0));
+    PLX_CHECK(check_extent(fn, recvcount, dt, comm->size));
+    if (recvcount == 0) return PLX_SUCCESS;
+    coll_args_t a = { .coll = PLX_COLL_REDUCE_SCATTER, .sbuf = sendbuf, .rbuf = recvbuf,
+                      .count = recvcount, .dt = dt, .op = op };
+    return run_coll(comm, &a);
+}
+
+plx_status_t plx_alltoall(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
+                          plx_comm_t comm)
+{
+    const char *fn = "plx_alltoall";
+    PLX_CHECK(check_comm(fn, comm));
+    PLX_CHECK(check_dtype(fn, dt));
+    PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, count, 1));
+    PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, count, 0));
+    PLX_CHECK(check_extent(fn, count, dt, comm->size));
+    if (count == 0) return PLX_SUCCESS;
+    coll_args_t a = { .coll = PLX_COLL_ALLTOALL, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
+                      .dt = dt };
+    return run_coll(comm, &a);
+}
+
+plx_status_t plx_gather(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
+                        int root, plx_comm_t comm)
+{
+    const char *fn = "plx_gather";
+    PLX_CHECK(check_comm(fn, comm));
+    PLX_CHECK(check_dtype(fn, dt));
+    PLX_CHECK(check_root(fn, comm, root));
+    int is_root = comm->rank == root;
+    PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, count, is_root));
+    if (is_root) PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, count, 0));
+    PLX_CHECK(check_extent(fn, count, dt, comm->size));
+    if (count == 0) return PLX_SUCCESS;
+    coll_args_t a = { .coll = PLX_COLL_GATHER, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
+                      .dt = dt, .root = root };
+    return run_coll(comm, &a);
+}
+
+plx_status_t plx_scatter(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
+                         int root, plx_comm_t comm)
+{
+    const char *fn = "plx_scatter";
+    PLX_CHECK(check_comm(fn, comm));
+    PLX_CHECK(check_dtype(fn, dt));
+    PLX_CHECK(check_root(fn, comm, root));
+    int is_root = comm->rank == root;
+    if (is_root) PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, count, 0));
+    PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, count, is_root));
+    PLX_CHECK(check_extent(fn, count, dt, comm->size));
+    if (count == 0) return PLX_SUCCESS;
+    coll_args_t a = { .coll = PLX_COLL_SCATTER, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
+                      .dt = dt, .root = root };
+    return run_coll(comm, &a);
+}
+
+plx_status_t plx_query_algorithm(plx_comm_t comm, const char *collective, size_t bytes,
+                                 const char **algorithm, const char **transport)
+{
+    const char *fn = "plx_query_algorithm";
+    PLX_CHECK(check_comm(fn, comm));
+    if (!collective || !algorithm) return plx_bad_arg(fn, "collective or algorithm is NULL");
+    int c = plx_coll_from_name(collective);
+    if (c < 0) return plx_bad_arg(fn, "unknown collective '%s'", collective);
+    const coll_algo_t *algo = plx_select_algo(comm->ctx->select, (plx_coll_t)c, bytes, comm->size);
+    if (!algo) return PLX_ERR_INTERNAL;
+    *algorithm = algo->name;
+    if (transport) {
+        /* the transport of the first peer that is not this rank (all peers on one node: shm) */
+        plx_context_t ctx = comm->ctx;
+        int peer = comm->size > 1 ? comm->world_rank[(comm->rank + 1) % comm->size] : ctx->rank;
+        *transport = ctx->tl[ctx->peer_tl[peer]].ops->name;
+    }
+    return PLX_SUCCESS;
+}

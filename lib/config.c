@@ -1,0 +1,100 @@
+/*
+ * lib/config.c — the PLX_* environment table and the parsers for sizes and
+ * durations used by the core, plexusrun and plexus_info.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const plx_env_var_t plx_env_vars[] = {
+    { "PLX_RANK", "", "this process's rank (0..PLX_SIZE-1); set by plexusrun, or by hand for the env bootstrap" },
+    { "PLX_SIZE", "", "number of ranks in the job; without PLX_RANK/PLX_SIZE/PLX_BOOTSTRAP a process runs alone as a 1-rank job" },
+    { "PLX_BOOTSTRAP", "", "host:port of the rendezvous server (plexusrun's, or rank 0's when PLX_BOOTSTRAP_SERVE is not 0)" },
+    { "PLX_JOB_KEY", "", "per-job secret, 64 hex digits; every bootstrap connection proves it by HMAC-SHA256 challenge-response" },
+    { "PLX_JOB_ID", "hash of the key", "short printable job id used in shared-memory segment names" },
+    { "PLX_BOOTSTRAP_SERVE", "1 (0 under plexusrun)", "rank 0 serves the rendezvous on PLX_BOOTSTRAP's port in a background thread" },
+    { "PLX_LAUNCHER", "", "set to 'plexusrun' by plexusrun (informational)" },
+    { "PLX_TIMEOUT", "300", "seconds any wait may last before PLX_ERR_TIMEOUT (naming the collective and the missing ranks)" },
+    { "PLX_LOG", "warn", "none|error|warn|info|debug|trace: what Plexus prints on stderr (info: each first use of an algorithm)" },
+    { "PLX_TUNE", "", "selector overrides, e.g. 'allreduce:0-8K@recursive_doubling,8K-inf@ring;bcast:0-inf@binomial' (see plexus_info --tune)" },
+    { "PLX_NODE_ID", "hostname+boot id", "name of this rank's node; ranks with equal ids share memory" },
+    { "PLX_SHM_EAGER_MAX", "see plexus_info", "shm: largest message sent eagerly through the per-pair ring; larger ones go single-copy (CMA) or staged" },
+    { "PLX_SHM_CMA", "auto", "shm: auto|0|1 — use process_vm_readv single copy for large messages (auto probes; 0 forces the staging area)" },
+    { NULL, NULL, NULL }
+};
+
+int plx_parse_size(const char *s, size_t *out)
+{
+    if (!s) return -1;
+    while (isspace((unsigned char)*s)) s++;
+    if (strcasecmp(s, "inf") == 0) { *out = SIZE_MAX; return 0; }
+    if (!isdigit((unsigned char)*s)) return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno) return -1;
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (*end == 'B' || *end == 'b') end++;
+    if (*end != '\0') return -1;
+    if (shift && v > (ULLONG_MAX >> shift)) return -1;
+    v <<= shift;
+    if (v > SIZE_MAX) return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+int plx_parse_seconds(const char *s, double *out)
+{
+    if (!s || !*s) return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end != '\0' || !(v > 0) || !isfinite(v) || v > 1e9) return -1;
+    *out = v;
+    return 0;
+}
+
+plx_status_t plx_config_load(plx_config_t *cfg, char *err, size_t errlen)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->timeout_s = 300;
+    cfg->log_level = plx_log_level;
+
+    const char *s = getenv("PLX_TIMEOUT");
+    if (s && plx_parse_seconds(s, &cfg->timeout_s) != 0) {
+        snprintf(err, errlen, "PLX_TIMEOUT='%s' is not a positive number of seconds", s);
+        return PLX_ERR_INVALID_ARG;
+    }
+    s = getenv("PLX_LOG");
+    if (s) {
+        int lv = plx_log_parse(s);
+        if (lv < 0) {
+            snprintf(err, errlen, "PLX_LOG='%s' is not one of none|error|warn|info|debug|trace", s);
+            return PLX_ERR_INVALID_ARG;
+        }
+        cfg->log_level = lv;
+    }
+    s = getenv("PLX_TUNE");
+    if (s) {
+        if (strlen(s) >= sizeof cfg->tune) {
+            snprintf(err, errlen, "PLX_TUNE is longer than %zu characters", sizeof cfg->tune - 1);
+            return PLX_ERR_INVALID_ARG;
+        }
+        strcpy(cfg->tune, s);
+    }
+    return PLX_SUCCESS;
+}

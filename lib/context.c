@@ -1,0 +1,337 @@
+/*
+ * lib/context.c — the context: plx_init / plx_finalize, which transport
+ * serves each peer, point-to-point dispatch, polling every transport, and
+ * the spin-then-yield-then-sleep backoff of every wait loop.
+ *
+ * Start-up order: settings (PLX_*), bootstrap (plexusrun's rendezvous or
+ * the env interface; a process started alone is a 1-rank job), node ids
+ * (so each transport knows who shares memory), transports, the world
+ * communicator, the selector.
+ */
+#include "plx_internal.h"
+#include "config.h"
+#include "select.h"
+#include "bootstrap/bootstrap.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Transports in order of preference: the first one that reaches a peer
+ * serves it. */
+static const plx_tl_ops_t *const builtin_transports[] = {
+    &plx_tl_shm_ops,
+};
+
+/* ---- bootstrap adapters for transports (a 1-rank job has no server) ---- */
+static plx_status_t ctx_allgather(void *arg, const void *mine, void *all, size_t len)
+{
+    plx_context_t ctx = arg;
+    if (!ctx->boot) {
+        memmove(all, mine, len);
+        return PLX_SUCCESS;
+    }
+    return plx_boot_allgather(ctx->boot, mine, all, len);
+}
+
+static plx_status_t ctx_barrier(void *arg)
+{
+    plx_context_t ctx = arg;
+    return ctx->boot ? plx_boot_barrier(ctx->boot) : PLX_SUCCESS;
+}
+
+/* ---- node identity ------------------------------------------------------ */
+#define NODE_KEY_LEN 128
+
+/* hostname + kernel boot id: two containers with one hostname on different
+ * machines differ by boot id; PLX_NODE_ID overrides (tests simulate nodes). */
+static void node_key(char key[NODE_KEY_LEN])
+{
+    memset(key, 0, NODE_KEY_LEN);
+    const char *env = getenv("PLX_NODE_ID");
+    if (env && *env) {
+        snprintf(key, NODE_KEY_LEN, "id:%s", env);
+        return;
+    }
+    char host[64] = "";
+    gethostname(host, sizeof host - 1);
+    char boot_id[40] = "";
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (!fgets(boot_id, sizeof boot_id, f)) boot_id[0] = '\0';
+        fclose(f);
+        boot_id[strcspn(boot_id, "\n")] = '\0';
+    }
+    snprintf(key, NODE_KEY_LEN, "host:%s/%s", host, boot_id);
+}
+
+static plx_status_t discover_nodes(plx_context_t ctx)
+{
+    char mine[NODE_KEY_LEN];
+    node_key(mine);
+    char *all = malloc((size_t)ctx->size * NODE_KEY_LEN);
+    ctx->node_of = malloc((size_t)ctx->size * sizeof(int));
+    if (!all || !ctx->node_of) {
+        free(all);
+        return PLX_ERR_NO_MEMORY;
+    }
+    plx_status_t st = ctx_allgather(ctx, mine, all, NODE_KEY_LEN);
+    if (st != PLX_SUCCESS) {
+        free(all);
+        return st;
+    }
+    /* node index = order of first appearance, so rank 0 is on node 0 */
+    ctx->nnodes = 0;
+    for (int r = 0; r < ctx->size; r++) {
+        int found = -1;
+        for (int q = 0; q < r && found < 0; q++)
+            if (memcmp(all + (size_t)q * NODE_KEY_LEN, all + (size_t)r * NODE_KEY_LEN, NODE_KEY_LEN) == 0)
+                found = ctx->node_of[q];
+        ctx->node_of[r] = found >= 0 ? found : ctx->nnodes++;
+    }
+    free(all);
+    return PLX_SUCCESS;
+}
+
+/* ---- transports ----------------------------------------------------------- */
+static plx_status_t start_transports(plx_context_t ctx)
+{
+    plx_tl_env_t env = {
+        .rank = ctx->rank, .size = ctx->size,
+        .node_of = ctx->node_of, .nnodes = ctx->nnodes,
+        .job_id = ctx->job_id, .timeout_s = ctx->cfg.timeout_s,
+        .log_level = ctx->cfg.log_level,
+        .boot = ctx, .allgather = ctx_allgather, .barrier = ctx_barrier,
+    };
+    size_t n = sizeof builtin_transports / sizeof builtin_transports[0];
+    for (size_t i = 0; i < n && ctx->ntl < PLX_MAX_TRANSPORTS; i++) {
+        void *state = NULL;
+        plx_status_t st = builtin_transports[i]->init(&env, &state);
+        if (st != PLX_SUCCESS) {
+            plx_error("transport %s failed to start: %s", builtin_transports[i]->name, plx_strerror(st));
+            return st;
+        }
+        ctx->tl[ctx->ntl].ops = builtin_transports[i];
+        ctx->tl[ctx->ntl].state = state;
+        ctx->ntl++;
+    }
+    ctx->peer_tl = malloc((size_t)ctx->size);
+    if (!ctx->peer_tl) return PLX_ERR_NO_MEMORY;
+    for (int p = 0; p < ctx->size; p++) {
+        int t = 0;
+        while (t < ctx->ntl && !ctx->tl[t].ops->reachable(ctx->tl[t].state, p)) t++;
+        if (t == ctx->ntl) {
+            plx_error("no transport reaches rank %d (node %d); this build has only shared memory "
+                      "(rebuild with --with-ucx for several nodes)", p, ctx->node_of[p]);
+            return PLX_ERR_NOT_SUPPORTED;
+        }
+        ctx->peer_tl[p] = (uint8_t)t;
+        plx_trace("rank %d reached through %s", p, ctx->tl[t].ops->name);
+    }
+    return PLX_SUCCESS;
+}
+
+/* ---- the world communicator ------------------------------------------------ */
+static plx_status_t make_world(plx_context_t ctx)
+{
+    plx_comm_t w = calloc(1, sizeof *w);
+    if (!w) return PLX_ERR_NO_MEMORY;
+    w->world_rank = malloc((size_t)ctx->size * sizeof(int));
+    if (!w->world_rank) {
+        free(w);
+        return PLX_ERR_NO_MEMORY;
+    }
+    for (int r = 0; r < ctx->size; r++) w->world_rank[r] = r;
+    w->magic = PLX_COMM_MAGIC;
+    w->ctx = ctx;
+    w->id = 0;
+    w->rank = ctx->rank;
+    w->size = ctx->size;
+    ctx->world = w;
+    ctx->next_comm_id = 1;
+    return PLX_SUCCESS;
+}
+
+static void context_destroy(plx_context_t ctx)
+{
+    for (int t = ctx->ntl - 1; t >= 0; t--) ctx->tl[t].ops->finalize(ctx->tl[t].state);
+    if (ctx->boot) plx_boot_close(ctx->boot);
+    plx_comm_t c = ctx->comms;
+    while (c) {
+        plx_comm_t next = c->next;
+        c->magic = PLX_DEAD_MAGIC;
+        free(c->world_rank);
+        free(c);
+        c = next;
+    }
+    if (ctx->world) {
+        ctx->world->magic = PLX_DEAD_MAGIC;
+        free(ctx->world->world_rank);
+        free(ctx->world);
+    }
+    plx_select_free(ctx->select);
+    free(ctx->peer_tl);
+    free(ctx->node_of);
+    ctx->magic = PLX_DEAD_MAGIC;
+    free(ctx);
+}
+
+plx_status_t plx_init(plx_context_t *out)
+{
+    if (!out) return plx_bad_arg("plx_init", "ctx is NULL");
+    *out = NULL;
+    plx_log_init(-1);
+
+    plx_context_t ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return PLX_ERR_NO_MEMORY;
+    ctx->magic = PLX_CTX_MAGIC;
+
+    char err[512] = "";
+    plx_status_t st = plx_config_load(&ctx->cfg, err, sizeof err);
+    if (st != PLX_SUCCESS) {
+        plx_error("plx_init: %s", err);
+        free(ctx);
+        return st;
+    }
+    plx_log_level = ctx->cfg.log_level;
+
+    st = plx_select_create(ctx->cfg.tune, &ctx->select, err, sizeof err);
+    if (st != PLX_SUCCESS) {
+        plx_error("plx_init: %s", err);
+        free(ctx);
+        return st;
+    }
+
+    /* Bootstrap: env interface, or alone when none of it is set. */
+    if (!getenv("PLX_RANK") && !getenv("PLX_SIZE") && !getenv("PLX_BOOTSTRAP")) {
+        ctx->rank = 0;
+        ctx->size = 1;
+        snprintf(ctx->job_id, sizeof ctx->job_id, "s%ld", (long)getpid());
+    } else {
+        plx_boot_params_t bp;
+        st = plx_boot_params_from_env(&bp, err, sizeof err);
+        if (st != PLX_SUCCESS) {
+            plx_error("plx_init: %s", err);
+            context_destroy(ctx);
+            return st;
+        }
+        bp.timeout_s = ctx->cfg.timeout_s;
+        ctx->rank = bp.rank;
+        ctx->size = bp.size;
+        snprintf(ctx->job_id, sizeof ctx->job_id, "%s", bp.job_id);
+        plx_log_set_rank(ctx->rank);
+        st = plx_boot_connect(&bp, &ctx->boot);
+        if (st != PLX_SUCCESS) {
+            plx_error("plx_init: rank %d could not join the job through %s:%d: %s", bp.rank,
+                      bp.host, bp.port, plx_strerror(st));
+            ctx->boot = NULL;
+            context_destroy(ctx);
+            return st;
+        }
+    }
+    plx_log_set_rank(ctx->rank);
+
+    if ((st = discover_nodes(ctx)) != PLX_SUCCESS || (st = start_transports(ctx)) != PLX_SUCCESS ||
+        (st = make_world(ctx)) != PLX_SUCCESS) {
+        plx_error("plx_init failed: %s", plx_strerror(st));
+        context_destroy(ctx);
+        return st;
+    }
+    plx_debug("initialised: rank %d of %d, %d node(s), job %s", ctx->rank, ctx->size, ctx->nnodes,
+              ctx->job_id);
+    *out = ctx;
+    return PLX_SUCCESS;
+}
+
+plx_status_t plx_finalize(plx_context_t *pctx)
+{
+    if (!pctx || !*pctx || (*pctx)->magic != PLX_CTX_MAGIC)
+        return plx_bad_arg("plx_finalize", "not an initialised context");
+    plx_context_t ctx = *pctx;
+    /* Everyone stops polling only when nobody can still be reading our
+     * memory or rings. */
+    plx_status_t st = ctx_barrier(ctx);
+    if (st != PLX_SUCCESS) plx_warn("plx_finalize: final barrier failed: %s", plx_strerror(st));
+    context_destroy(ctx);
+    *pctx = NULL;
+    return st;
+}
+
+/* ---- point to point dispatch ----------------------------------------------- */
+plx_status_t plx_p2p_isend(plx_comm_t comm, int peer, uint64_t tag, const void *buf, size_t len,
+                           plx_tl_req_t *req)
+{
+    plx_context_t ctx = comm->ctx;
+    int w = comm->world_rank[peer];
+    int t = ctx->peer_tl[w];
+    req->done = 0;
+    req->status = PLX_SUCCESS;
+    req->bytes = 0;
+    return ctx->tl[t].ops->isend(ctx->tl[t].state, w, tag, buf, len, req);
+}
+
+plx_status_t plx_p2p_irecv(plx_comm_t comm, int peer, uint64_t tag, void *buf, size_t len,
+                           plx_tl_req_t *req)
+{
+    plx_context_t ctx = comm->ctx;
+    int w = comm->world_rank[peer];
+    int t = ctx->peer_tl[w];
+    req->done = 0;
+    req->status = PLX_SUCCESS;
+    req->bytes = 0;
+    return ctx->tl[t].ops->irecv(ctx->tl[t].state, w, tag, buf, len, req);
+}
+
+void plx_p2p_cancel(plx_comm_t comm, int peer, plx_tl_req_t *req)
+{
+    plx_context_t ctx = comm->ctx;
+    int w = comm->world_rank[peer];
+    int t = ctx->peer_tl[w];
+    if (!req->done) ctx->tl[t].ops->cancel(ctx->tl[t].state, req);
+}
+
+int plx_progress(plx_context_t ctx)
+{
+    int events = 0;
+    for (int t = 0; t < ctx->ntl; t++) events += ctx->tl[t].ops->progress(ctx->tl[t].state);
+    return events;
+}
+
+plx_status_t plx_peer_status(plx_context_t ctx, int world_rank)
+{
+    int t = ctx->peer_tl[world_rank];
+    return ctx->tl[t].ops->peer_status(ctx->tl[t].state, world_rank);
+}
+
+/* ---- backoff ------------------------------------------------------------------ */
+#define BACKOFF_SPIN_POLLS  64        /* pure polls before yielding: the 2-rank fast case */
+#define BACKOFF_YIELD_S     2e-3      /* then sched_yield until idle this long */
+#define BACKOFF_SLEEP_NS    20000     /* then sleep 20 us per poll: an idle wait costs ~nothing */
+
+void plx_backoff_reset(plx_backoff_t *b)
+{
+    b->idle_polls = 0;
+    b->sleeping = 0;
+}
+
+void plx_backoff_idle(plx_backoff_t *b)
+{
+    if (b->idle_polls++ < BACKOFF_SPIN_POLLS) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        return;
+    }
+    if (!b->sleeping) {
+        if (b->idle_polls == BACKOFF_SPIN_POLLS + 1)
+            b->idle_since = plx_now();
+        else if ((b->idle_polls & 15) == 0 && plx_now() - b->idle_since > BACKOFF_YIELD_S)
+            b->sleeping = 1;
+        sched_yield();
+        return;
+    }
+    struct timespec ts = { 0, BACKOFF_SLEEP_NS };
+    nanosleep(&ts, NULL);
+}

@@ -1,0 +1,136 @@
+/*
+ * lib/plx_internal.h — the core's private types: the context, the
+ * communicator, message tags, point-to-point dispatch to transports, and
+ * the bounded spin-then-yield-then-sleep wait used by every wait loop.
+ *
+ * Nothing here is installed; applications see only include/plexus.h.
+ */
+#ifndef PLX_INTERNAL_H
+#define PLX_INTERNAL_H
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "plexus.h"
+#include "log.h"
+#include "transport.h"
+
+/* NCCLCHECK-style propagation of a status. */
+#define PLX_CHECK(call)                                   \
+    do {                                                  \
+        plx_status_t plx_check_s_ = (call);               \
+        if (plx_check_s_ != PLX_SUCCESS) return plx_check_s_; \
+    } while (0)
+
+#define PLX_CTX_MAGIC   0x504c5843u   /* "PLXC" */
+#define PLX_COMM_MAGIC  0x504c584du   /* "PLXM" */
+#define PLX_DEAD_MAGIC  0xdeadc0deu
+
+#define PLX_MAX_TRANSPORTS 4
+
+/* Settings read from PLX_* at plx_init (see lib/config.c for the table). */
+typedef struct plx_config {
+    double timeout_s;          /* PLX_TIMEOUT */
+    int log_level;             /* PLX_LOG */
+    char tune[1024];           /* PLX_TUNE (parsed by select.c) */
+} plx_config_t;
+
+struct plx_select;             /* lib/select.h */
+struct plx_boot;               /* lib/bootstrap/bootstrap.h */
+
+struct plx_context {
+    uint32_t magic;
+    int rank, size;            /* world */
+    struct plx_boot *boot;
+    char job_id[32];
+    int nnodes;
+    int *node_of;              /* node index of each world rank */
+    plx_config_t cfg;
+    struct plx_select *select;
+
+    int ntl;
+    struct { const plx_tl_ops_t *ops; void *state; } tl[PLX_MAX_TRANSPORTS];
+    uint8_t *peer_tl;          /* index into tl[] for each world rank */
+
+    struct plx_comm *world;
+    struct plx_comm *comms;    /* every comm made by split/dup, live or freed (freed ones keep
+                                  their memory with a dead magic until finalize, so a stale
+                                  handle is detected instead of read after free) */
+    uint32_t next_comm_id;     /* lowest id not used by any comm this rank belongs to */
+};
+
+struct plx_comm {
+    uint32_t magic;
+    struct plx_context *ctx;
+    uint32_t id;               /* agreed by all members: unique among each member's comms */
+    int rank, size;
+    int *world_rank;           /* comm rank -> world rank */
+    uint32_t coll_seq;         /* next collective sequence number */
+    struct plx_comm *next;     /* ctx->comms list */
+};
+
+/* A communicator handle is usable. */
+static inline int plx_comm_ok(const struct plx_comm *c)
+{
+    return c && c != (const void *)PLX_IN_PLACE && c->magic == PLX_COMM_MAGIC;
+}
+
+/* ---- tags --------------------------------------------------------------
+ * 64-bit match key: [63..40] communicator id (24 bits), [39] collective
+ * flag, [38..8] collective sequence number or user tag (31 bits), [7..0]
+ * reserved (0). */
+static inline uint64_t plx_tag_coll(const struct plx_comm *c, uint32_t seq)
+{
+    return ((uint64_t)(c->id & 0xffffffu) << 40) | (1ull << 39) |
+           ((uint64_t)(seq & 0x7fffffffu) << 8);
+}
+static inline uint64_t plx_tag_p2p(const struct plx_comm *c, int tag)
+{
+    return ((uint64_t)(c->id & 0xffffffu) << 40) | ((uint64_t)((uint32_t)tag & 0x7fffffffu) << 8);
+}
+
+/* ---- point to point over the transport chosen for each peer -----------
+ * peer is a rank of comm; the request belongs to the caller. */
+plx_status_t plx_p2p_isend(plx_comm_t comm, int peer, uint64_t tag, const void *buf, size_t len,
+                           plx_tl_req_t *req);
+plx_status_t plx_p2p_irecv(plx_comm_t comm, int peer, uint64_t tag, void *buf, size_t len,
+                           plx_tl_req_t *req);
+void plx_p2p_cancel(plx_comm_t comm, int peer, plx_tl_req_t *req);
+/* Poll every transport once; returns the number of events. */
+int plx_progress(plx_context_t ctx);
+/* PLX_ERR_PEER_FAILED if the world rank's process is known dead. */
+plx_status_t plx_peer_status(plx_context_t ctx, int world_rank);
+
+/* ---- time and waiting --------------------------------------------------- */
+static inline double plx_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Spin briefly, then sched_yield, then sleep: with more ranks than cores a
+ * pure spin is ~1000x slower (MACHINE-NOTES), and an idle wait must not burn
+ * a core.  Call plx_backoff_idle() after a poll that found nothing, and
+ * plx_backoff_reset() after one that did. */
+typedef struct plx_backoff {
+    unsigned idle_polls;
+    int sleeping;
+    double idle_since;
+} plx_backoff_t;
+
+void plx_backoff_reset(plx_backoff_t *b);
+void plx_backoff_idle(plx_backoff_t *b);
+
+/* ---- internal collectives used by the core itself (comm split/dup) ------ */
+plx_status_t plx_coll_allgather_bytes(plx_comm_t comm, const void *mine, void *all, size_t len);
+
+/* Argument-check failure: log one line at warn and return INVALID_ARG. */
+plx_status_t plx_bad_arg(const char *fn, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif /* PLX_INTERNAL_H */

@@ -1,0 +1,94 @@
+/*
+ * lib/sched.h — schedules: how every collective algorithm is expressed.
+ *
+ * A schedule is a list of rounds; a round is a list of steps.  When a round
+ * starts, all its SEND and RECV steps are posted at once; when every one of
+ * them has completed, its local steps (COPY, REDUCE, REDUCE3, AVG) run in the
+ * order they were added, and the next round starts.  A round without
+ * communication runs its local steps at once.  (This is the libNBC model:
+ * simple to write, and nonblocking by construction — the progress engine
+ * only has to call sched_progress.)
+ *
+ * Peers are ranks of the schedule's communicator.  All messages of one
+ * schedule carry the same tag (communicator id + collective sequence
+ * number); messages between a pair of ranks match in send order, so an
+ * algorithm must post its receives from a peer in the order that peer sends.
+ * Zero-byte messages are allowed (and must be matched like any other).
+ *
+ * Buffers named in steps must stay valid until the schedule completes;
+ * sched_alloc() gives scratch memory freed with the schedule.  Building
+ * never fails loudly: an allocation failure is remembered and returned by
+ * sched_start/sched_run.
+ */
+#ifndef PLX_SCHED_H
+#define PLX_SCHED_H
+
+#include "plx_internal.h"
+
+typedef enum {
+    SCHED_SEND = 0,
+    SCHED_RECV,
+    SCHED_COPY,      /* memcpy(dst, src, bytes) (memmove if overlapping) */
+    SCHED_REDUCE,    /* dst[i] = dst[i] op src[i] */
+    SCHED_REDUCE3,   /* dst[i] = src[i] op src2[i] */
+    SCHED_AVG        /* dst[i] /= divisor (AVG finalisation) */
+} sched_kind_t;
+
+typedef struct sched_step {
+    uint8_t kind;
+    int peer;                 /* SEND/RECV: communicator rank */
+    void *dst;
+    const void *src, *src2;
+    size_t bytes;             /* SEND/RECV/COPY */
+    size_t count;             /* REDUCE/REDUCE3/AVG: elements */
+    plx_dtype_t dt;
+    plx_op_t op;
+    int divisor;
+    plx_tl_req_t req;         /* SEND/RECV */
+} sched_step_t;
+
+typedef struct plx_sched plx_sched_t;
+
+/* A new empty schedule on comm for collective `name` ("allreduce"...); takes
+ * the communicator's next collective sequence number.  NULL only if out of
+ * memory. */
+plx_sched_t *sched_new(plx_comm_t comm, const char *name);
+
+/* Scratch memory owned by the schedule (64-byte aligned, not zeroed). NULL
+ * if out of memory (also recorded in the schedule). bytes may be 0. */
+void *sched_alloc(plx_sched_t *s, size_t bytes);
+
+void sched_send(plx_sched_t *s, int peer, const void *buf, size_t bytes);
+void sched_recv(plx_sched_t *s, int peer, void *buf, size_t bytes);
+void sched_copy(plx_sched_t *s, void *dst, const void *src, size_t bytes);
+void sched_reduce(plx_sched_t *s, void *inout, const void *in, size_t count,
+                  plx_dtype_t dt, plx_op_t op);
+void sched_reduce3(plx_sched_t *s, void *dst, const void *a, const void *b, size_t count,
+                   plx_dtype_t dt, plx_op_t op);
+void sched_avg(plx_sched_t *s, void *buf, size_t count, plx_dtype_t dt, int divisor);
+
+/* Close the current round: steps added after this belong to the next one.
+ * Closing an empty round does nothing. */
+void sched_round(plx_sched_t *s);
+
+/* Post the first round.  After this, sched_progress advances it. */
+plx_status_t sched_start(plx_sched_t *s);
+/* Advance as far as possible without waiting; 1 when done (then see
+ * sched_status), 0 when still in flight. */
+int sched_progress(plx_sched_t *s);
+plx_status_t sched_status(const plx_sched_t *s);
+/* Wait until done, bounded by the context's PLX_TIMEOUT; on timeout or a
+ * dead peer, cancels what is outstanding and returns the error with a
+ * message naming the collective, communicator, sequence number and the
+ * peers that never arrived. */
+plx_status_t sched_wait(plx_sched_t *s);
+void sched_free(plx_sched_t *s);
+
+/* start + wait + free: the blocking path. */
+plx_status_t sched_run(plx_sched_t *s);
+
+/* Debug: number of rounds and steps built (for tests and PLX_LOG=trace). */
+int sched_nrounds(const plx_sched_t *s);
+int sched_nsteps(const plx_sched_t *s);
+
+#endif /* PLX_SCHED_H */

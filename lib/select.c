@@ -1,0 +1,188 @@
+/*
+ * lib/select.c — the selector table and the PLX_TUNE parser (syntax in
+ * select.h).  The defaults are a PLX_TUNE string so they print, parse and
+ * override exactly like the user's rules.
+ */
+#include "select.h"
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* First thresholds chosen from the algorithms' step counts (latency-bound
+ * tree/doubling algorithms for small messages, bandwidth-optimal ring /
+ * scatter-allgather for large); perf/RESULTS.md records the measurements
+ * they are tuned from. */
+static const char DEFAULT_TUNE[] =
+    "barrier:0-inf@dissemination;"
+    "bcast:0-128K@binomial,128K-inf@scatter_allgather;"
+    "reduce:0-128K@binomial,128K-inf@reduce_scatter_gather;"
+    "allreduce:0-16K@recursive_doubling,16K-inf@ring;"
+    "allgather:0-32K@bruck,32K-inf@ring;"
+    "reduce_scatter:0-16K@recursive_halving,16K-inf@ring;"
+    "alltoall:0-4K@linear,4K-inf@pairwise;"
+    "gather:0-32K@binomial,32K-inf@linear;"
+    "scatter:0-32K@binomial,32K-inf@linear";
+
+#define MAX_RANGES 16
+
+typedef struct range_rule {
+    size_t lo, hi;                /* [lo, hi) bytes */
+    const coll_algo_t *algo;
+} range_rule_t;
+
+typedef struct coll_rules {
+    int n;
+    range_rule_t r[MAX_RANGES];
+} coll_rules_t;
+
+struct plx_select {
+    coll_rules_t user[PLX_COLL_COUNT];
+    coll_rules_t def[PLX_COLL_COUNT];
+    uint64_t logged[PLX_COLL_COUNT];   /* bit per algorithm index: first use already logged */
+};
+
+const char *plx_select_defaults(void) { return DEFAULT_TUNE; }
+
+/* Parse "rule;rule;..." into rules[]. */
+static plx_status_t parse_tune(const char *text, coll_rules_t rules[PLX_COLL_COUNT],
+                               char *err, size_t errlen)
+{
+    size_t len = strlen(text);
+    char *buf = malloc(len + 1);
+    if (!buf) return PLX_ERR_NO_MEMORY;
+    memcpy(buf, text, len + 1);
+    plx_status_t st = PLX_SUCCESS;
+    char *save_rule = NULL;
+    for (char *rule = strtok_r(buf, ";", &save_rule); rule; rule = strtok_r(NULL, ";", &save_rule)) {
+        while (*rule == ' ') rule++;
+        if (!*rule) continue;
+        char *colon = strchr(rule, ':');
+        if (!colon) {
+            snprintf(err, errlen, "PLX_TUNE: '%s' has no ':' (want collective:range@algorithm,...)", rule);
+            st = PLX_ERR_INVALID_ARG;
+            break;
+        }
+        *colon = '\0';
+        int coll = plx_coll_from_name(rule);
+        if (coll < 0) {
+            snprintf(err, errlen, "PLX_TUNE: unknown collective '%s'", rule);
+            st = PLX_ERR_INVALID_ARG;
+            break;
+        }
+        coll_rules_t *cr = &rules[coll];
+        cr->n = 0;
+        char *save_r = NULL;
+        for (char *item = strtok_r(colon + 1, ",", &save_r); item; item = strtok_r(NULL, ",", &save_r)) {
+            char *at = strchr(item, '@');
+            char *dash = strchr(item, '-');
+            if (!at || !dash || dash > at) {
+                snprintf(err, errlen, "PLX_TUNE: '%s' in %s is not lo-hi@algorithm", item, rule);
+                st = PLX_ERR_INVALID_ARG;
+                break;
+            }
+            *at = '\0';
+            *dash = '\0';
+            size_t lo, hi;
+            if (plx_parse_size(item, &lo) != 0 || plx_parse_size(dash + 1, &hi) != 0 || lo >= hi) {
+                snprintf(err, errlen, "PLX_TUNE: bad size range '%s-%s' in %s", item, dash + 1, rule);
+                st = PLX_ERR_INVALID_ARG;
+                break;
+            }
+            const coll_algo_t *algo = coll_algo_find((plx_coll_t)coll, at + 1);
+            if (!algo) {
+                snprintf(err, errlen, "PLX_TUNE: unknown algorithm '%s' for %s", at + 1, rule);
+                st = PLX_ERR_INVALID_ARG;
+                break;
+            }
+            if (cr->n == MAX_RANGES) {
+                snprintf(err, errlen, "PLX_TUNE: more than %d ranges for %s", MAX_RANGES, rule);
+                st = PLX_ERR_INVALID_ARG;
+                break;
+            }
+            cr->r[cr->n++] = (range_rule_t){ lo, hi, algo };
+        }
+        if (st != PLX_SUCCESS) break;
+    }
+    free(buf);
+    return st;
+}
+
+plx_status_t plx_select_create(const char *tune, plx_select_t **out, char *err, size_t errlen)
+{
+    plx_select_t *sel = calloc(1, sizeof *sel);
+    if (!sel) return PLX_ERR_NO_MEMORY;
+    plx_status_t st = parse_tune(DEFAULT_TUNE, sel->def, err, errlen);
+    if (st == PLX_SUCCESS && tune && *tune) st = parse_tune(tune, sel->user, err, errlen);
+    if (st != PLX_SUCCESS) {
+        free(sel);
+        return st;
+    }
+    *out = sel;
+    return PLX_SUCCESS;
+}
+
+void plx_select_free(plx_select_t *sel) { free(sel); }
+
+static const coll_algo_t *lookup(const coll_rules_t *cr, size_t bytes)
+{
+    for (int i = 0; i < cr->n; i++)
+        if (bytes >= cr->r[i].lo && (bytes < cr->r[i].hi || cr->r[i].hi == SIZE_MAX))
+            return cr->r[i].algo;
+    return NULL;
+}
+
+const coll_algo_t *plx_select_algo(plx_select_t *sel, plx_coll_t coll, size_t bytes, int comm_size)
+{
+    (void)comm_size;
+    const coll_algo_t *a = lookup(&sel->user[coll], bytes);
+    if (!a) a = lookup(&sel->def[coll], bytes);
+    if (!a) {
+        /* defaults cover 0-inf for every collective; keep a safe answer anyway */
+        for (const coll_algo_t *p = plx_coll_algos; p->name; p++)
+            if (p->coll == coll) return p;
+        return NULL;
+    }
+    unsigned idx = (unsigned)(a - plx_coll_algos);
+    if (idx < 64 && !(sel->logged[coll] & (1ull << idx))) {
+        sel->logged[coll] |= 1ull << idx;
+        plx_info("%s of %zu bytes on %d ranks: algorithm %s (first use)", plx_coll_name(coll),
+                 bytes, comm_size, a->name);
+    }
+    return a;
+}
+
+static void print_size(FILE *out, size_t v)
+{
+    if (v == SIZE_MAX) fprintf(out, "inf");
+    else if (v && v % (1u << 30) == 0) fprintf(out, "%zuG", v >> 30);
+    else if (v && v % (1u << 20) == 0) fprintf(out, "%zuM", v >> 20);
+    else if (v && v % (1u << 10) == 0) fprintf(out, "%zuK", v >> 10);
+    else fprintf(out, "%zu", v);
+}
+
+void plx_select_print(const plx_select_t *sel, FILE *out, int comm_size)
+{
+    fprintf(out, "# selector table for %d ranks (bytes = count x datatype size per call)\n", comm_size);
+    fprintf(out, "# %-15s %-14s %s\n", "collective", "bytes", "algorithm (source)");
+    for (int c = 0; c < PLX_COLL_COUNT; c++) {
+        const coll_rules_t *sets[2] = { &sel->user[c], &sel->def[c] };
+        const char *src[2] = { "PLX_TUNE", "default" };
+        for (int k = 0; k < 2; k++) {
+            for (int i = 0; i < sets[k]->n; i++) {
+                const range_rule_t *r = &sets[k]->r[i];
+                fprintf(out, "  %-15s ", plx_coll_name((plx_coll_t)c));
+                char buf[64];
+                FILE *m = fmemopen(buf, sizeof buf, "w");
+                if (m) {
+                    print_size(m, r->lo);
+                    fputc('-', m);
+                    print_size(m, r->hi);
+                    fclose(m);
+                    fprintf(out, "%-14s ", buf);
+                }
+                fprintf(out, "%s (%s)\n", r->algo->name, src[k]);
+            }
+        }
+    }
+}

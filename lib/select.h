@@ -1,0 +1,43 @@
+/*
+ * lib/select.h — the selector: which algorithm runs a collective.
+ *
+ * One table per context maps (collective, message bytes, communicator size)
+ * to an algorithm of lib/coll/coll.h.  The defaults are themselves written
+ * in PLX_TUNE syntax (DEFAULT_TUNE in select.c) so there is one parser and
+ * one printed form; the user's PLX_TUNE replaces the rules of each
+ * collective it names.
+ *
+ * PLX_TUNE syntax:  rule (';' rule)*
+ *   rule  := collective ':' range '@' algorithm (',' range '@' algorithm)*
+ *   range := size '-' size   (bytes, K/M/G suffixes, 'inf'; lower bound
+ *                             inclusive, upper exclusive)
+ * "bytes" is count x datatype size as passed to the call (the per-rank
+ * contribution for allgather/gather, the per-peer block for alltoall and
+ * scatter, the result block for reduce_scatter).  Sizes not covered by any
+ * range fall back to the default rule.
+ */
+#ifndef PLX_SELECT_H
+#define PLX_SELECT_H
+
+#include <stdio.h>
+#include "coll/coll.h"
+
+typedef struct plx_select plx_select_t;
+
+/* Build the table from the defaults plus user overrides (tune may be NULL
+ * or ""); on a bad string returns PLX_ERR_INVALID_ARG and a message naming
+ * the bad token in err. */
+plx_status_t plx_select_create(const char *tune, plx_select_t **sel, char *err, size_t errlen);
+void plx_select_free(plx_select_t *sel);
+
+/* The algorithm for this call; never NULL for a valid collective.  Logs at
+ * PLX_LOG=info the first time each (collective, algorithm) runs. */
+const coll_algo_t *plx_select_algo(plx_select_t *sel, plx_coll_t coll, size_t bytes, int comm_size);
+
+/* Print the effective table for a communicator of comm_size ranks. */
+void plx_select_print(const plx_select_t *sel, FILE *out, int comm_size);
+
+/* The built-in default rules in PLX_TUNE syntax. */
+const char *plx_select_defaults(void);
+
+#endif /* PLX_SELECT_H */

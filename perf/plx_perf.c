@@ -1,0 +1,492 @@
+/*
+ * perf/plx_perf.c — the benchmark users run, in the style of nccl-tests:
+ * latency and bandwidth of one collective over a range of sizes, with every
+ * result checked against a serial reference.
+ *
+ *   plexusrun -n 4 plx_perf -c allreduce -b 8 -e 128M -f 2
+ *
+ * Options:
+ *   -c NAME   allreduce|bcast|reduce|allgather|reduce_scatter|alltoall|
+ *             gather|scatter|barrier|sendrecv|all   (default allreduce)
+ *   -b SIZE   smallest size in bytes (K/M/G suffixes; default 8)
+ *   -e SIZE   largest size (default 64M)
+ *   -f N      multiply the size by N each step (default 2)
+ *   -d TYPE   datatype (float32 default; any plexus datatype name)
+ *   -o OP     reduction op (sum default)
+ *   -r ROOT   root of rooted collectives (default 0)
+ *   -w N      warm-up iterations (default 5)
+ *   -n N      timed iterations (default: scaled so each size takes ~0.2 s)
+ *   -i        in place
+ *   -C 0|1    check results (default 1); wrong elements make the exit status 1
+ *   -F        also print min/max time over ranks
+ *   --csv F   also write rows library,collective,ranks,bytes,time_us,busbw_gbps,wrong
+ *
+ * Sizes are total bytes as in nccl-tests: the result buffer for allgather,
+ * gather; the send buffer for reduce_scatter, scatter; the whole exchanged
+ * buffer for alltoall; the message for the others.  busbw uses nccl-tests'
+ * factors so numbers compare across libraries and rank counts.
+ */
+#include <plexus.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "half.h"
+
+#define CHECK_OK(call)                                                                    \
+    do {                                                                                  \
+        plx_status_t s_ = (call);                                                         \
+        if (s_ != PLX_SUCCESS) {                                                          \
+            fprintf(stderr, "plx_perf: %s failed: %s\n", #call, plx_strerror(s_));        \
+            exit(1);                                                                      \
+        }                                                                                 \
+    } while (0)
+
+enum { C_ALLREDUCE, C_BCAST, C_REDUCE, C_ALLGATHER, C_REDUCE_SCATTER, C_ALLTOALL, C_GATHER,
+       C_SCATTER, C_BARRIER, C_SENDRECV, C_N };
+static const char *const coll_names[C_N] = { "allreduce", "bcast", "reduce", "allgather",
+    "reduce_scatter", "alltoall", "gather", "scatter", "barrier", "sendrecv" };
+
+typedef struct opts {
+    int coll;                   /* -1 = all */
+    size_t minb, maxb;
+    double factor;
+    plx_dtype_t dt;
+    plx_op_t op;
+    int root, warmup, iters, in_place, check, minmax;
+    const char *csv;
+} opts_t;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || v < 0) return -1;
+    switch (*end) {
+    case 'k': case 'K': v *= 1024; end++; break;
+    case 'm': case 'M': v *= 1024 * 1024; end++; break;
+    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
+    default: break;
+    }
+    if (*end) return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+/* ---- element access through double (exact for the small integers used) ---- */
+static void put(void *buf, size_t i, plx_dtype_t dt, double v)
+{
+    switch (dt) {
+    case PLX_INT8: ((int8_t *)buf)[i] = (int8_t)v; break;
+    case PLX_UINT8: ((uint8_t *)buf)[i] = (uint8_t)(int64_t)v; break;
+    case PLX_INT32: ((int32_t *)buf)[i] = (int32_t)v; break;
+    case PLX_UINT32: ((uint32_t *)buf)[i] = (uint32_t)(int64_t)v; break;
+    case PLX_INT64: ((int64_t *)buf)[i] = (int64_t)v; break;
+    case PLX_UINT64: ((uint64_t *)buf)[i] = (uint64_t)(int64_t)v; break;
+    case PLX_FLOAT16: ((uint16_t *)buf)[i] = plx_f32_to_f16((float)v); break;
+    case PLX_BFLOAT16: ((uint16_t *)buf)[i] = plx_f32_to_bf16((float)v); break;
+    case PLX_FLOAT32: ((float *)buf)[i] = (float)v; break;
+    case PLX_FLOAT64: ((double *)buf)[i] = v; break;
+    default: break;
+    }
+}
+
+static double get(const void *buf, size_t i, plx_dtype_t dt)
+{
+    switch (dt) {
+    case PLX_INT8: return ((const int8_t *)buf)[i];
+    case PLX_UINT8: return ((const uint8_t *)buf)[i];
+    case PLX_INT32: return ((const int32_t *)buf)[i];
+    case PLX_UINT32: return ((const uint32_t *)buf)[i];
+    case PLX_INT64: return (double)((const int64_t *)buf)[i];
+    case PLX_UINT64: return (double)((const uint64_t *)buf)[i];
+    case PLX_FLOAT16: return plx_f16_to_f32(((const uint16_t *)buf)[i]);
+    case PLX_BFLOAT16: return plx_bf16_to_f32(((const uint16_t *)buf)[i]);
+    case PLX_FLOAT32: return ((const float *)buf)[i];
+    case PLX_FLOAT64: return ((const double *)buf)[i];
+    default: return 0;
+    }
+}
+
+
+/* Input of rank r at element i: small values so every op stays exact in
+ * every type (sums of <= a few hundred ranks of 0..3 fit even float16). */
+static double input(int r, size_t i, plx_op_t op)
+{
+    if (op == PLX_PROD) return ((r + i) % 7 == 0) ? 2 : 1;
+    return (double)((r * 7 + i * 13) % 4);
+}
+
+static double reduce_ref(size_t i, int nranks, plx_op_t op, plx_dtype_t dt)
+{
+    double acc = input(0, i, op);
+    for (int r = 1; r < nranks; r++) {
+        double v = input(r, i, op);
+        switch (op) {
+        case PLX_SUM: case PLX_AVG: acc += v; break;
+        case PLX_PROD: acc *= v; break;
+        case PLX_MIN: acc = v < acc ? v : acc; break;
+        case PLX_MAX: acc = v > acc ? v : acc; break;
+        case PLX_BAND: acc = (double)((int64_t)acc & (int64_t)v); break;
+        case PLX_BOR: acc = (double)((int64_t)acc | (int64_t)v); break;
+        case PLX_BXOR: acc = (double)((int64_t)acc ^ (int64_t)v); break;
+        default: break;
+        }
+    }
+    if (op == PLX_AVG) {
+        if (dt == PLX_FLOAT16 || dt == PLX_BFLOAT16 || dt == PLX_FLOAT32 || dt == PLX_FLOAT64)
+            acc = acc / nranks;
+        else
+            acc = (double)((int64_t)acc / nranks);
+    }
+    return acc;
+}
+
+/* Wrap the reference like the type does (only prod of many 2s could exceed int8). */
+static double as_type(double v, plx_dtype_t dt)
+{
+    char tmp[8];
+    put(tmp, 0, dt, v);
+    return get(tmp, 0, dt);
+}
+
+typedef struct bench {
+    const opts_t *o;
+    plx_comm_t comm;
+    int rank, size;
+    size_t es;
+    void *sbuf, *rbuf;
+    size_t cap;                 /* bytes allocated for each buffer */
+} bench_t;
+
+/* Per-collective element counts for a total size in bytes. */
+static void counts_for(const bench_t *b, int c, size_t bytes, size_t *count, size_t *sbytes, size_t *rbytes)
+{
+    size_t n = (size_t)b->size, es = b->es, cnt;
+    switch (c) {
+    case C_ALLGATHER: case C_GATHER:
+        cnt = bytes / es / n; *sbytes = cnt * es; *rbytes = cnt * es * n; break;
+    case C_REDUCE_SCATTER: case C_SCATTER:
+        cnt = bytes / es / n; *sbytes = cnt * es * n; *rbytes = cnt * es; break;
+    case C_ALLTOALL:
+        cnt = bytes / es / n; *sbytes = *rbytes = cnt * es * n; break;
+    case C_BARRIER:
+        cnt = 0; *sbytes = *rbytes = 0; break;
+    default:
+        cnt = bytes / es; *sbytes = *rbytes = cnt * es; break;
+    }
+    *count = cnt;
+}
+
+static double busbw_factor(int c, int n)
+{
+    switch (c) {
+    case C_ALLREDUCE: return n > 1 ? 2.0 * (n - 1) / n : 0;
+    case C_ALLGATHER: case C_REDUCE_SCATTER: case C_ALLTOALL: case C_GATHER: case C_SCATTER:
+        return n > 1 ? (double)(n - 1) / n : 0;
+    default: return 1;
+    }
+}
+
+static void fill_inputs(bench_t *b, int c, size_t count)
+{
+    const opts_t *o = b->o;
+    size_t n = (size_t)b->size;
+    switch (c) {
+    case C_ALLREDUCE: case C_REDUCE: {
+        /* in place: allreduce everywhere, reduce only at the root */
+        int ip = o->in_place && (c == C_ALLREDUCE || b->rank == o->root);
+        for (size_t i = 0; i < count; i++) put(ip ? b->rbuf : b->sbuf, i, o->dt, input(b->rank, i, o->op));
+        break;
+    }
+    case C_REDUCE_SCATTER:
+        for (size_t i = 0; i < count * n; i++) put(o->in_place ? b->rbuf : b->sbuf, i, o->dt, input(b->rank, i, o->op));
+        break;
+    case C_BCAST:
+        for (size_t i = 0; i < count; i++) put(b->sbuf, i, o->dt, b->rank == o->root ? input(o->root, i, PLX_SUM) : 0);
+        break;
+    case C_ALLGATHER: case C_GATHER:
+        for (size_t i = 0; i < count; i++) put(b->sbuf, i, o->dt, input(b->rank, i, PLX_SUM));
+        if (o->in_place)
+            for (size_t i = 0; i < count; i++) put(b->rbuf, (size_t)b->rank * count + i, o->dt, input(b->rank, i, PLX_SUM));
+        break;
+    case C_ALLTOALL: case C_SCATTER:
+        for (size_t i = 0; i < count * n; i++) put(o->in_place && c == C_ALLTOALL ? b->rbuf : b->sbuf, i, o->dt, input(b->rank, i, PLX_SUM));
+        break;
+    case C_SENDRECV:
+        for (size_t i = 0; i < count; i++) put(b->sbuf, i, o->dt, input(b->rank, i, PLX_SUM));
+        break;
+    default: break;
+    }
+}
+
+static plx_status_t run_once(bench_t *b, int c, size_t count)
+{
+    const opts_t *o = b->o;
+    const void *sb = o->in_place ? PLX_IN_PLACE : b->sbuf;
+    switch (c) {
+    case C_ALLREDUCE: return plx_allreduce(sb, b->rbuf, count, o->dt, o->op, b->comm);
+    case C_BCAST: return plx_bcast(b->sbuf, count, o->dt, o->root, b->comm);
+    case C_REDUCE:
+        return plx_reduce(o->in_place && b->rank == o->root ? PLX_IN_PLACE : b->sbuf, b->rbuf, count,
+                          o->dt, o->op, o->root, b->comm);
+    case C_ALLGATHER: return plx_allgather(sb, b->rbuf, count, o->dt, b->comm);
+    case C_REDUCE_SCATTER: return plx_reduce_scatter(sb, b->rbuf, count, o->dt, o->op, b->comm);
+    case C_ALLTOALL: return plx_alltoall(sb, b->rbuf, count, o->dt, b->comm);
+    case C_GATHER:
+        return plx_gather(o->in_place && b->rank == o->root ? PLX_IN_PLACE : b->sbuf, b->rbuf, count,
+                          o->dt, o->root, b->comm);
+    case C_SCATTER:
+        return plx_scatter(b->sbuf, o->in_place && b->rank == o->root ? PLX_IN_PLACE : b->rbuf, count,
+                           o->dt, o->root, b->comm);
+    case C_BARRIER: return plx_barrier(b->comm);
+    case C_SENDRECV: {
+        /* ring: even ranks send first, odd ranks receive first (works for any size incl. 1) */
+        int to = (b->rank + 1) % b->size, from = (b->rank - 1 + b->size) % b->size;
+        plx_status_t s;
+        if (b->size == 1) {
+            memcpy(b->rbuf, b->sbuf, count * b->es);
+            return PLX_SUCCESS;
+        }
+        if (b->rank % 2 == 0) {
+            if ((s = plx_send(b->sbuf, count, o->dt, to, 1, b->comm)) != PLX_SUCCESS) return s;
+            return plx_recv(b->rbuf, count, o->dt, from, 1, b->comm, NULL);
+        }
+        if ((s = plx_recv(b->rbuf, count, o->dt, from, 1, b->comm, NULL)) != PLX_SUCCESS) return s;
+        return plx_send(b->sbuf, count, o->dt, to, 1, b->comm);
+    }
+    default: return PLX_ERR_INVALID_ARG;
+    }
+}
+
+/* Elements of this rank's result that differ from the serial reference. */
+static size_t count_wrong(bench_t *b, int c, size_t count)
+{
+    const opts_t *o = b->o;
+    size_t n = (size_t)b->size, wrong = 0;
+    plx_dtype_t dt = o->dt;
+    switch (c) {
+    case C_ALLREDUCE:
+        for (size_t i = 0; i < count; i++) wrong += get(b->rbuf, i, dt) != as_type(reduce_ref(i, b->size, o->op, dt), dt);
+        break;
+    case C_REDUCE:
+        if (b->rank == o->root)
+            for (size_t i = 0; i < count; i++) wrong += get(b->rbuf, i, dt) != as_type(reduce_ref(i, b->size, o->op, dt), dt);
+        break;
+    case C_REDUCE_SCATTER:
+        for (size_t i = 0; i < count; i++)
+            wrong += get(b->rbuf, i, dt) != as_type(reduce_ref((size_t)b->rank * count + i, b->size, o->op, dt), dt);
+        break;
+    case C_BCAST:
+        for (size_t i = 0; i < count; i++) wrong += get(b->sbuf, i, dt) != as_type(input(o->root, i, PLX_SUM), dt);
+        break;
+    case C_ALLGATHER:
+        for (size_t r = 0; r < n; r++)
+            for (size_t i = 0; i < count; i++) wrong += get(b->rbuf, r * count + i, dt) != as_type(input((int)r, i, PLX_SUM), dt);
+        break;
+    case C_GATHER:
+        if (b->rank == o->root)
+            for (size_t r = 0; r < n; r++)
+                for (size_t i = 0; i < count; i++) wrong += get(b->rbuf, r * count + i, dt) != as_type(input((int)r, i, PLX_SUM), dt);
+        break;
+    case C_ALLTOALL:
+        for (size_t r = 0; r < n; r++)
+            for (size_t i = 0; i < count; i++)
+                wrong += get(b->rbuf, r * count + i, dt) != as_type(input((int)r, (size_t)b->rank * count + i, PLX_SUM), dt);
+        break;
+    case C_SCATTER: {
+        const void *res = o->in_place && b->rank == o->root ? (const char *)b->sbuf + (size_t)o->root * count * b->es : b->rbuf;
+        for (size_t i = 0; i < count; i++)
+            wrong += get(res, i, dt) != as_type(input(o->root, (size_t)b->rank * count + i, PLX_SUM), dt);
+        break;
+    }
+    case C_SENDRECV: {
+        int from = (b->rank - 1 + b->size) % b->size;
+        for (size_t i = 0; i < count; i++) wrong += get(b->rbuf, i, dt) != as_type(input(from, i, PLX_SUM), dt);
+        break;
+    }
+    default: break;
+    }
+    return wrong;
+}
+
+static double allreduce_d(bench_t *b, double v, plx_op_t op)
+{
+    double out = v;
+    CHECK_OK(plx_allreduce(PLX_IN_PLACE, &out, 1, PLX_FLOAT64, op, b->comm));
+    return out;
+}
+
+static int bench_coll(bench_t *b, int c, FILE *csv)
+{
+    const opts_t *o = b->o;
+    int bad = 0;
+    if (b->rank == 0) {
+        printf("#\n# %s  ranks %d  type %s  op %s  root %d  %s\n", coll_names[c], b->size,
+               plx_dtype_name(o->dt), plx_op_name(o->op), o->root, o->in_place ? "in-place" : "out-of-place");
+        printf("# %12s %12s %8s %6s %5s %11s %10s %10s%s %8s  %s\n", "size(B)", "count", "type", "op",
+               "root", "time(us)", "algbw", "busbw", o->minmax ? "   min(us)    max(us)" : "", "#wrong",
+               "algorithm/transport");
+    }
+    size_t last = (size_t)-1;
+    for (double sz = (double)o->minb; sz <= (double)o->maxb * 1.0000001; sz = sz * o->factor < sz + 1 ? sz + 1 : sz * o->factor) {
+        size_t bytes = (size_t)sz, count, sbytes, rbytes;
+        counts_for(b, c, bytes, &count, &sbytes, &rbytes);
+        if (c != C_BARRIER && count == 0) continue;
+        if (c == C_BARRIER && last == 0) break;
+        if (count == last) continue;
+        last = count;
+        size_t shown = c == C_BARRIER ? 0 : (c == C_REDUCE_SCATTER || c == C_SCATTER ? sbytes : rbytes);
+
+        fill_inputs(b, c, count);
+        CHECK_OK(plx_barrier(b->comm));
+        plx_status_t st = run_once(b, c, count);
+        if (st != PLX_SUCCESS) {
+            fprintf(stderr, "plx_perf: rank %d: %s of %zu bytes failed: %s\n", b->rank, coll_names[c], shown, plx_strerror(st));
+            return 1;
+        }
+        double wrong = o->check ? allreduce_d(b, (double)count_wrong(b, c, count), PLX_SUM) : 0;
+
+        /* iterations: rank 0's estimate, so every rank runs the same number */
+        int iters = o->iters;
+        for (int w = 0; w < o->warmup; w++) CHECK_OK(run_once(b, c, count));
+        if (iters <= 0) {
+            CHECK_OK(plx_barrier(b->comm));
+            double t0 = now_s();
+            CHECK_OK(run_once(b, c, count));
+            double one = allreduce_d(b, now_s() - t0, PLX_MAX);
+            iters = one > 0 ? (int)(0.2 / one) : 1000;
+            if (iters < 5) iters = 5;
+            if (iters > 20000) iters = 20000;
+        }
+        CHECK_OK(plx_barrier(b->comm));
+        double t0 = now_s();
+        for (int it = 0; it < iters; it++) {
+            st = run_once(b, c, count);
+            if (st != PLX_SUCCESS) {
+                fprintf(stderr, "plx_perf: rank %d: %s failed: %s\n", b->rank, coll_names[c], plx_strerror(st));
+                return 1;
+            }
+        }
+        double t = (now_s() - t0) / iters * 1e6;
+        double tavg = allreduce_d(b, t, PLX_SUM) / b->size;
+        double tmin = allreduce_d(b, t, PLX_MIN), tmax = allreduce_d(b, t, PLX_MAX);
+        const char *algo = "-", *tl = "-";
+        if (c != C_SENDRECV) plx_query_algorithm(b->comm, coll_names[c], count * b->es, &algo, &tl);
+        else plx_query_algorithm(b->comm, "bcast", 0, &algo, &tl), algo = "p2p";
+        double algbw = tavg > 0 ? (double)shown / (tavg * 1e-6) / 1e9 : 0;
+        double busbw = algbw * busbw_factor(c, b->size);
+        if (b->rank == 0) {
+            printf("  %12zu %12zu %8s %6s %5d %11.2f %10.3f %10.3f", shown, count, plx_dtype_name(o->dt),
+                   plx_op_name(o->op), o->root, tavg, algbw, busbw);
+            if (o->minmax) printf(" %10.2f %10.2f", tmin, tmax);
+            printf(" %8.0f  %s/%s\n", wrong, algo, tl);
+            fflush(stdout);
+            if (csv)
+                fprintf(csv, "plexus,%s,%d,%zu,%.3f,%.4f,%.0f\n", coll_names[c], b->size, shown, tavg, busbw, wrong);
+        }
+        if (wrong > 0) bad = 1;
+    }
+    return bad;
+}
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: plx_perf [-c COLL|all] [-b MIN] [-e MAX] [-f FACTOR] [-d TYPE] [-o OP] [-r ROOT]\n"
+            "                [-w WARMUP] [-n ITERS] [-i] [-C 0|1] [-F] [--csv FILE]\n");
+}
+
+int main(int argc, char **argv)
+{
+    opts_t o = { .coll = C_ALLREDUCE, .minb = 8, .maxb = 64u << 20, .factor = 2, .dt = PLX_FLOAT32,
+                 .op = PLX_SUM, .root = 0, .warmup = 5, .iters = 0, .in_place = 0, .check = 1 };
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int takes = 1;
+        if (!strcmp(a, "-c") && v) {
+            o.coll = -2;
+            if (!strcmp(v, "all")) o.coll = -1;
+            for (int c = 0; c < C_N; c++) if (!strcmp(v, coll_names[c])) o.coll = c;
+            if (o.coll == -2) { fprintf(stderr, "plx_perf: unknown collective '%s'\n", v); return 2; }
+        } else if (!strcmp(a, "-b") && v) { if (parse_size(v, &o.minb)) { usage(); return 2; } }
+        else if (!strcmp(a, "-e") && v) { if (parse_size(v, &o.maxb)) { usage(); return 2; } }
+        else if (!strcmp(a, "-f") && v) { o.factor = atof(v); if (o.factor <= 1) { usage(); return 2; } }
+        else if (!strcmp(a, "-d") && v) {
+            int found = -1;
+            for (int d = 0; d < PLX_DTYPE_COUNT; d++) if (!strcmp(v, plx_dtype_name((plx_dtype_t)d))) found = d;
+            if (found < 0) { fprintf(stderr, "plx_perf: unknown datatype '%s'\n", v); return 2; }
+            o.dt = (plx_dtype_t)found;
+        } else if (!strcmp(a, "-o") && v) {
+            int found = -1;
+            for (int p = 0; p < PLX_OP_COUNT; p++) if (!strcmp(v, plx_op_name((plx_op_t)p))) found = p;
+            if (found < 0) { fprintf(stderr, "plx_perf: unknown op '%s'\n", v); return 2; }
+            o.op = (plx_op_t)found;
+        } else if (!strcmp(a, "-r") && v) o.root = atoi(v);
+        else if (!strcmp(a, "-w") && v) o.warmup = atoi(v);
+        else if (!strcmp(a, "-n") && v) o.iters = atoi(v);
+        else if (!strcmp(a, "-C") && v) o.check = atoi(v);
+        else if (!strcmp(a, "--csv") && v) o.csv = v;
+        else if (!strcmp(a, "-i")) { o.in_place = 1; takes = 0; }
+        else if (!strcmp(a, "-F")) { o.minmax = 1; takes = 0; }
+        else { usage(); return 2; }
+        i += takes;
+    }
+    if (o.minb > o.maxb) { usage(); return 2; }
+
+    plx_context_t ctx;
+    CHECK_OK(plx_init(&ctx));
+    bench_t b = { .o = &o };
+    CHECK_OK(plx_comm_world(ctx, &b.comm));
+    CHECK_OK(plx_comm_rank(b.comm, &b.rank));
+    CHECK_OK(plx_comm_size(b.comm, &b.size));
+    if (o.root < 0 || o.root >= b.size) {
+        if (b.rank == 0) fprintf(stderr, "plx_perf: root %d is not a rank (size %d)\n", o.root, b.size);
+        plx_finalize(&ctx);
+        return 2;
+    }
+    b.es = plx_dtype_size(o.dt);
+    /* the largest buffer any collective needs at -e: count*size elements */
+    b.cap = (o.maxb / b.es + 1) * b.es * 2 + 64;
+    b.sbuf = malloc(b.cap);
+    b.rbuf = malloc(b.cap);
+    if (!b.sbuf || !b.rbuf) { fprintf(stderr, "plx_perf: out of memory\n"); return 1; }
+    memset(b.sbuf, 0, b.cap);
+    memset(b.rbuf, 0, b.cap);
+
+    FILE *csv = NULL;
+    if (o.csv && b.rank == 0) {
+        csv = fopen(o.csv, "w");
+        if (!csv) { perror(o.csv); return 1; }
+        fprintf(csv, "library,collective,ranks,bytes,time_us,busbw_gbps,wrong\n");
+    }
+    if (b.rank == 0) printf("# plx_perf: Plexus %s, %d ranks\n", plx_version_string(), b.size);
+    int bad = 0;
+    for (int c = 0; c < C_N; c++) {
+        if (o.coll >= 0 && c != o.coll) continue;
+        int reduction = c == C_ALLREDUCE || c == C_REDUCE || c == C_REDUCE_SCATTER;
+        if (reduction && !((o.op <= PLX_AVG) || (o.dt != PLX_FLOAT16 && o.dt != PLX_BFLOAT16 &&
+                                                 o.dt != PLX_FLOAT32 && o.dt != PLX_FLOAT64))) {
+            if (b.rank == 0) printf("# %s: op %s not defined on %s, skipped\n", coll_names[c], plx_op_name(o.op), plx_dtype_name(o.dt));
+            continue;
+        }
+        bad |= bench_coll(&b, c, csv);
+    }
+    if (csv) fclose(csv);
+    if (b.rank == 0) printf("# %s\n", bad ? "FAILED: some results were wrong" : "all results correct");
+    free(b.sbuf);
+    free(b.rbuf);
+    CHECK_OK(plx_finalize(&ctx));
+    return bad;
+}

@@ -1,0 +1,218 @@
+/*
+ * tests/unit/test_config.c — settings and tuning: size and duration
+ * parsing, PLX_TIMEOUT/PLX_LOG validation, the PLX_TUNE parser (good rules
+ * take effect, every kind of bad token is rejected with a message naming
+ * it), and that every PLX_* variable the sources read is listed in the
+ * table plexus_info --env prints.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "select.h"
+
+#ifndef SRCDIR
+#define SRCDIR "."
+#endif
+
+START_TEST(test_parse_size)
+{
+    size_t v;
+    ck_assert_int_eq(plx_parse_size("0", &v), 0);
+    ck_assert_uint_eq(v, 0);
+    ck_assert_int_eq(plx_parse_size("8K", &v), 0);
+    ck_assert_uint_eq(v, 8192);
+    ck_assert_int_eq(plx_parse_size("128M", &v), 0);
+    ck_assert_uint_eq(v, 128u << 20);
+    ck_assert_int_eq(plx_parse_size("2G", &v), 0);
+    ck_assert_uint_eq(v, 2ull << 30);
+    ck_assert_int_eq(plx_parse_size("64kB", &v), 0);
+    ck_assert_uint_eq(v, 65536);
+    ck_assert_int_eq(plx_parse_size("inf", &v), 0);
+    ck_assert_uint_eq(v, SIZE_MAX);
+    ck_assert_int_eq(plx_parse_size("", &v), -1);
+    ck_assert_int_eq(plx_parse_size("-1", &v), -1);
+    ck_assert_int_eq(plx_parse_size("12Q", &v), -1);
+    ck_assert_int_eq(plx_parse_size("K", &v), -1);
+    ck_assert_int_eq(plx_parse_size("99999999999999999999", &v), -1);
+    ck_assert_int_eq(plx_parse_size("17179869184G", &v), -1);
+}
+END_TEST
+
+START_TEST(test_parse_seconds)
+{
+    double d;
+    ck_assert_int_eq(plx_parse_seconds("300", &d), 0);
+    ck_assert(d == 300);
+    ck_assert_int_eq(plx_parse_seconds("0.5", &d), 0);
+    ck_assert(d == 0.5);
+    ck_assert_int_eq(plx_parse_seconds("0", &d), -1);
+    ck_assert_int_eq(plx_parse_seconds("-3", &d), -1);
+    ck_assert_int_eq(plx_parse_seconds("abc", &d), -1);
+    ck_assert_int_eq(plx_parse_seconds("5s", &d), -1);
+    ck_assert_int_eq(plx_parse_seconds("nan", &d), -1);
+    ck_assert_int_eq(plx_parse_seconds("inf", &d), -1);
+}
+END_TEST
+
+START_TEST(test_config_env)
+{
+    plx_config_t cfg;
+    char err[256];
+    unsetenv("PLX_TIMEOUT");
+    unsetenv("PLX_LOG");
+    unsetenv("PLX_TUNE");
+    ck_assert_int_eq(plx_config_load(&cfg, err, sizeof err), PLX_SUCCESS);
+    ck_assert(cfg.timeout_s == 300);
+    setenv("PLX_TIMEOUT", "2.5", 1);
+    setenv("PLX_LOG", "debug", 1);
+    ck_assert_int_eq(plx_config_load(&cfg, err, sizeof err), PLX_SUCCESS);
+    ck_assert(cfg.timeout_s == 2.5);
+    ck_assert_int_eq(cfg.log_level, PLX_LOG_DEBUG);
+    setenv("PLX_TIMEOUT", "soon", 1);
+    ck_assert_int_eq(plx_config_load(&cfg, err, sizeof err), PLX_ERR_INVALID_ARG);
+    ck_assert_ptr_nonnull(strstr(err, "PLX_TIMEOUT"));
+    setenv("PLX_TIMEOUT", "10", 1);
+    setenv("PLX_LOG", "loud", 1);
+    ck_assert_int_eq(plx_config_load(&cfg, err, sizeof err), PLX_ERR_INVALID_ARG);
+    ck_assert_ptr_nonnull(strstr(err, "PLX_LOG"));
+    unsetenv("PLX_TIMEOUT");
+    unsetenv("PLX_LOG");
+}
+END_TEST
+
+START_TEST(test_tune_defaults_cover_everything)
+{
+    plx_select_t *sel;
+    char err[256] = "";
+    ck_assert_int_eq(plx_select_create(NULL, &sel, err, sizeof err), PLX_SUCCESS);
+    size_t sizes[] = { 0, 1, 8, 4096, 16384, 1 << 20, (size_t)1 << 34 };
+    for (int c = 0; c < PLX_COLL_COUNT; c++)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            const coll_algo_t *a = plx_select_algo(sel, (plx_coll_t)c, sizes[i], 4);
+            ck_assert_ptr_nonnull(a);
+            ck_assert_int_eq(a->coll, c);
+        }
+    plx_select_free(sel);
+}
+END_TEST
+
+START_TEST(test_tune_override)
+{
+    plx_select_t *sel;
+    char err[256] = "";
+    ck_assert_int_eq(plx_select_create("allreduce:0-1M@ring,1M-inf@recursive_doubling", &sel, err,
+                                       sizeof err),
+                     PLX_SUCCESS);
+    ck_assert_str_eq(plx_select_algo(sel, PLX_COLL_ALLREDUCE, 8, 4)->name, "ring");
+    ck_assert_str_eq(plx_select_algo(sel, PLX_COLL_ALLREDUCE, 1 << 20, 4)->name, "recursive_doubling");
+    /* collectives not named keep their defaults */
+    ck_assert_ptr_nonnull(plx_select_algo(sel, PLX_COLL_BCAST, 8, 4));
+    plx_select_free(sel);
+
+    /* a partial range falls back to the default outside it */
+    ck_assert_int_eq(plx_select_create(" bcast:1K-2K@binomial ; ", &sel, err, sizeof err), PLX_SUCCESS);
+    ck_assert_str_eq(plx_select_algo(sel, PLX_COLL_BCAST, 1500, 4)->name, "binomial");
+    ck_assert_ptr_nonnull(plx_select_algo(sel, PLX_COLL_BCAST, 1 << 30, 4));
+    plx_select_free(sel);
+}
+END_TEST
+
+static void expect_bad(const char *tune, const char *token)
+{
+    plx_select_t *sel = NULL;
+    char err[256] = "";
+    ck_assert_int_eq(plx_select_create(tune, &sel, err, sizeof err), PLX_ERR_INVALID_ARG);
+    ck_assert_msg(strstr(err, token) != NULL, "message '%s' does not name '%s'", err, token);
+}
+
+START_TEST(test_tune_bad)
+{
+    expect_bad("allreduce", "allreduce");
+    expect_bad("allreduse:0-inf@ring", "allreduse");
+    expect_bad("allreduce:0-inf@rung", "rung");
+    expect_bad("allreduce:0-inf", "0-inf");
+    expect_bad("allreduce:8K@ring", "8K");
+    expect_bad("allreduce:5X-inf@ring", "5X");
+    expect_bad("allreduce:8K-4K@ring", "8K-4K");
+    expect_bad("bcast:0-inf@ring", "ring");   /* ring is no bcast algorithm */
+}
+END_TEST
+
+/* Every getenv("PLX_...") in the sources names a variable of the table. */
+static void scan_dir(const char *dir, int *missing)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        size_t n = strlen(e->d_name);
+        if (e->d_type == DT_DIR) {
+            scan_dir(path, missing);
+            continue;
+        }
+        if (n < 2 || strcmp(e->d_name + n - 2, ".c") != 0) continue;
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        char line[4096];
+        while (fgets(line, sizeof line, f)) {
+            for (char *p = strstr(line, "getenv(\"PLX_"); p; p = strstr(p + 1, "getenv(\"PLX_")) {
+                char name[128];
+                if (sscanf(p + 8, "%127[A-Z0-9_]", name) != 1) continue;
+                int found = 0;
+                for (const plx_env_var_t *v = plx_env_vars; v->name; v++)
+                    if (strcmp(v->name, name) == 0) found = 1;
+                if (!found) {
+                    fprintf(stderr, "%s reads %s, which plx_env_vars does not list\n", path, name);
+                    (*missing)++;
+                }
+            }
+        }
+        fclose(f);
+    }
+    closedir(d);
+}
+
+START_TEST(test_env_table_complete)
+{
+    const char *src = getenv("top_srcdir");
+    if (!src) src = SRCDIR;
+    int missing = 0;
+    char dir[4096];
+    const char *sub[] = { "lib", "transports", "tools", "perf" };
+    for (int i = 0; i < 4; i++) {
+        snprintf(dir, sizeof dir, "%s/%s", src, sub[i]);
+        scan_dir(dir, &missing);
+    }
+    ck_assert_int_eq(missing, 0);
+    for (const plx_env_var_t *v = plx_env_vars; v->name; v++) {
+        ck_assert(strncmp(v->name, "PLX_", 4) == 0);
+        ck_assert(v->meaning && *v->meaning);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("config");
+    TCase *tc = tcase_create("config");
+    tcase_add_test(tc, test_parse_size);
+    tcase_add_test(tc, test_parse_seconds);
+    tcase_add_test(tc, test_config_env);
+    tcase_add_test(tc, test_tune_defaults_cover_everything);
+    tcase_add_test(tc, test_tune_override);
+    tcase_add_test(tc, test_tune_bad);
+    tcase_add_test(tc, test_env_table_complete);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,113 @@
+/*
+ * tools/plexus_info.c — what this Plexus build is: version and transports,
+ * every PLX_* environment variable with its default and meaning, and the
+ * selector's table (which algorithm runs each collective at each size).
+ *
+ *   plexus_info                 everything below
+ *   plexus_info --version       version and transports built in
+ *   plexus_info --env           the environment variables
+ *   plexus_info --tune [-n N]   the selector table for N ranks (PLX_TUNE applied)
+ *   plexus_info --algorithms    every algorithm by collective
+ *
+ * It uses the library's internal tables (linked statically from the same
+ * sources), so what it prints is what the library does.
+ */
+#include "plx_internal.h"
+#include "config.h"
+#include "select.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: plexus_info [--version] [--env] [--tune [-n RANKS]] [--algorithms]\n");
+}
+
+static void print_version(void)
+{
+    printf("Plexus %s\n", plx_version_string());
+    printf("transports built: shm yes, ucx %s, cuda %s, nccl %s\n",
+#if PLX_HAVE_UCX
+           "yes",
+#else
+           "no",
+#endif
+#if PLX_HAVE_CUDA
+           "yes",
+#else
+           "no",
+#endif
+#if PLX_HAVE_NCCL
+           "yes"
+#else
+           "no"
+#endif
+    );
+}
+
+static void print_env(void)
+{
+    printf("# PLX_* environment variables (name, default, meaning)\n");
+    for (const plx_env_var_t *v = plx_env_vars; v->name; v++) {
+        const char *now = getenv(v->name);
+        printf("%-20s default: %-22s %s%s%s%s\n", v->name, *v->def ? v->def : "(unset)", v->meaning,
+               now ? " [now: " : "", now ? (strcmp(v->name, "PLX_JOB_KEY") == 0 ? "(hidden)" : now) : "",
+               now ? "]" : "");
+    }
+}
+
+static int print_tune(int nranks)
+{
+    plx_select_t *sel;
+    char err[512] = "";
+    plx_status_t st = plx_select_create(getenv("PLX_TUNE"), &sel, err, sizeof err);
+    if (st != PLX_SUCCESS) {
+        fprintf(stderr, "plexus_info: %s\n", err);
+        return 1;
+    }
+    plx_select_print(sel, stdout, nranks);
+    printf("# defaults as PLX_TUNE: %s\n", plx_select_defaults());
+    plx_select_free(sel);
+    return 0;
+}
+
+static void print_algorithms(void)
+{
+    printf("# algorithms (name them in PLX_TUNE)\n");
+    for (const coll_algo_t *a = plx_coll_algos; a->name; a++)
+        printf("  %-15s %-22s %s\n", plx_coll_name(a->coll), a->name, a->summary ? a->summary : "");
+}
+
+int main(int argc, char **argv)
+{
+    int want_version = 0, want_env = 0, want_tune = 0, want_algos = 0, nranks = 2;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--version")) want_version = 1;
+        else if (!strcmp(argv[i], "--env")) want_env = 1;
+        else if (!strcmp(argv[i], "--tune")) want_tune = 1;
+        else if (!strcmp(argv[i], "--algorithms")) want_algos = 1;
+        else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
+            nranks = atoi(argv[++i]);
+            if (nranks < 1) {
+                fprintf(stderr, "plexus_info: -n needs a positive rank count\n");
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else {
+            usage(stderr);
+            return 2;
+        }
+    }
+    plx_log_init(-1);
+    int all = !(want_version || want_env || want_tune || want_algos);
+    int rc = 0;
+    if (all || want_version) print_version();
+    if (all || want_env) print_env();
+    if (all || want_algos) print_algorithms();
+    if (all || want_tune) rc = print_tune(nranks);
+    return rc;
+}
