@@ -45,7 +45,11 @@ $3]], [[$4]])], [plx_ok=yes], [plx_ok=no])
 ])
 
 # _PLX_LIBDIRS(DIR): the library directories to try under an install prefix.
-m4_define([_PLX_LIBDIRS], [$1/lib64 $1/lib $1/targets/x86_64-linux/lib $1/targets/sbsa-linux/lib])
+m4_define([_PLX_LIBDIRS], [$1/lib64 $1/lib $1/lib/${host_cpu}-${host_os} $1/targets/${host_cpu}-linux/lib $1/targets/sbsa-linux/lib])
+
+# _PLX_HAS_LIB(DIR, LIB): true when DIR holds libLIB.so or libLIB.a, so that
+# a -LDIR link test cannot pass on a copy of LIB in the system paths.
+m4_define([_PLX_HAS_LIB], [{ test -f "$1/lib$2.so" || test -f "$1/lib$2.a"; }])
 
 # _PLX_FINISH(NAME, MACRO)
 AC_DEFUN([_PLX_FINISH], [
@@ -78,7 +82,7 @@ AC_DEFUN([PLX_CHECK_UCX], [
       plx_c=`$PKG_CONFIG --cflags ucx`
       plx_l=`$PKG_CONFIG --libs ucx`
       _PLX_TRY_LINK([ucp/api/ucp.h], [$plx_l], [],
-                    [[unsigned a, b, c; ucp_get_version(&a, &b, &c); return 0;]],
+                    [unsigned a, b, c; ucp_get_version(&a, &b, &c); return 0;],
                     [$plx_c], [])
       AS_IF([test "x$plx_ok" = xyes],
             [plx_ucx=yes plx_ucx_pc=yes UCX_CPPFLAGS=$plx_c UCX_LIBS=$plx_l
@@ -89,9 +93,10 @@ AC_DEFUN([PLX_CHECK_UCX], [
             [plx_ucx_dirs=system])
       for d in $plx_ucx_dirs; do
         AS_IF([test "x$d" = xsystem], [plx_c= plx_L=],
-              [plx_c="-I$plx_dir_ucx/include" plx_L="-L$d"])
+              [test -f "$plx_dir_ucx/include/ucp/api/ucp.h" && _PLX_HAS_LIB([$d], [ucp])],
+              [plx_c="-I$plx_dir_ucx/include" plx_L="-L$d"], [continue])
         _PLX_TRY_LINK([ucp/api/ucp.h], [-lucp -luct -lucs], [],
-                      [[unsigned a, b, c; ucp_get_version(&a, &b, &c); return 0;]],
+                      [unsigned a, b, c; ucp_get_version(&a, &b, &c); return 0;],
                       [$plx_c], [$plx_L])
         AS_IF([test "x$plx_ok" = xyes],
               [plx_ucx=yes UCX_CPPFLAGS=$plx_c UCX_LDFLAGS=$plx_L
@@ -129,9 +134,9 @@ AC_DEFUN([PLX_CHECK_CUDA], [
             [continue])
       for d in $plx_dirs; do
         AS_IF([test "x$d" = xsystem], [plx_c= plx_L=],
-              [test -d "$d"], [plx_c="-I$h/include" plx_L="-L$d"], [continue])
+              [_PLX_HAS_LIB([$d], [cudart])], [plx_c="-I$h/include" plx_L="-L$d"], [continue])
         _PLX_TRY_LINK([cuda_runtime.h], [-lcudart], [],
-                      [[int n = 0; return (int)cudaGetDeviceCount(&n);]],
+                      [int n = 0; return (int)cudaGetDeviceCount(&n);],
                       [$plx_c], [$plx_L])
         AS_IF([test "x$plx_ok" = xyes],
               [plx_cuda=yes CUDA_CPPFLAGS=$plx_c CUDA_LDFLAGS=$plx_L CUDA_LIBS=-lcudart
@@ -169,9 +174,9 @@ AC_DEFUN([PLX_CHECK_NCCL], [
             [continue])
       for d in $plx_dirs; do
         AS_IF([test "x$d" = xsystem], [plx_c= plx_L=],
-              [test -d "$d"], [plx_c="-I$h/include" plx_L="-L$d"], [continue])
+              [_PLX_HAS_LIB([$d], [nccl])], [plx_c="-I$h/include" plx_L="-L$d"], [continue])
         _PLX_TRY_LINK([nccl.h], [-lnccl $CUDA_LIBS], [],
-                      [[int v = 0; return (int)ncclGetVersion(&v);]],
+                      [int v = 0; return (int)ncclGetVersion(&v);],
                       [$plx_c $CUDA_CPPFLAGS], [$plx_L $CUDA_LDFLAGS])
         AS_IF([test "x$plx_ok" = xyes],
               [plx_nccl=yes NCCL_LIBS=-lnccl

@@ -132,6 +132,10 @@ void plx_boot_server_set_limits(plx_boot_server_t *srv, int max_unauth, int auth
  * own server uses 0: it goes away with rank 0's client. */
 void plx_boot_server_set_multi_gen(plx_boot_server_t *srv, int multi_gen);
 
+/* quiet = 1: the launcher is stopping the job on purpose, so ranks that
+ * drop their connections are logged at info level instead of warn. */
+void plx_boot_server_set_quiet(plx_boot_server_t *srv, int quiet);
+
 /* For an outside poll loop (plexusrun): one fd that is readable whenever the
  * server has work, and the ms until its next internal deadline (-1: none).
  * Call plx_boot_server_step(srv, 0) when the fd is readable or the

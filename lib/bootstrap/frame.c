@@ -7,7 +7,9 @@
  * through on both sides, so a bad magic, unknown type, rank out of range or
  * oversized length is refused before any payload byte is buffered.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "boot_internal.h"
 
 #include <errno.h>

@@ -65,7 +65,117 @@ typedef struct coll_algo {
 extern const coll_algo_t plx_coll_algos[];
 const coll_algo_t *coll_algo_find(plx_coll_t coll, const char *name);
 
-/* Builders (lib/coll/<collective>.c). */
+/* ---- helpers shared by the builders --------------------------------------
+ * Pointers into a buffer of elements of es bytes. */
+#define COLL_AT(buf, elems, es)  ((char *)(buf) + (size_t)(elems) * (es))
+#define COLL_CAT(buf, elems, es) ((const char *)(buf) + (size_t)(elems) * (es))
+
+static inline int coll_in_place(const void *p) { return p == PLX_IN_PLACE; }
+
+/* AVG travels as SUM; the builder divides the final result once. */
+static inline plx_op_t coll_reduce_op(plx_op_t op) { return op == PLX_AVG ? PLX_SUM : op; }
+
+/* count elements split into n blocks as evenly as possible: the first
+ * count % n blocks get one element more (blocks may be empty). */
+static inline size_t coll_block_off(size_t count, int n, int i)
+{
+    size_t q = count / (size_t)n, r = count % (size_t)n, ui = (size_t)i;
+    return ui * q + (ui < r ? ui : r);
+}
+static inline size_t coll_block_len(size_t count, int n, int i)
+{
+    return count / (size_t)n + ((size_t)i < count % (size_t)n ? 1 : 0);
+}
+
+/* Lowest set bit of a relative rank in a binomial tree: its subtree spans
+ * relative ranks [vr, vr + coll_lowbit(vr)) (cut at size); the root (vr 0)
+ * gets the smallest power of two >= size. */
+static inline int coll_lowbit(int vr, int size)
+{
+    if (vr) return vr & -vr;
+    int m = 1;
+    while (m < size) m <<= 1;
+    return m;
+}
+
+/* Relative ranks [lo, lo + n) of a tree rooted at root are absolute ranks
+ * (lo + root) .. mod size: at most two runs, split where they wrap past
+ * size - 1.  Returns the number of runs; run i starts at absolute rank
+ * start[i] and has len[i] ranks.  A message carrying a relative range to or
+ * from a buffer in absolute order (the root's) is sent as one message per
+ * run, so both sides split it identically. */
+static inline int coll_rel_runs(int lo, int n, int root, int size, int start[2], int len[2])
+{
+    int wrap = size - root;                   /* first relative rank that wraps to 0 */
+    if (lo >= wrap || lo + n <= wrap) {
+        start[0] = (lo + root) % size;
+        len[0] = n;
+        return 1;
+    }
+    start[0] = lo + root;
+    len[0] = wrap - lo;
+    start[1] = 0;
+    len[1] = lo + n - wrap;
+    return 2;
+}
+
+/* The fold that turns any communicator size into a power of two for
+ * recursive doubling/halving: with p2 the largest power of two <= size and
+ * rem = size - p2, relative ranks 2i and 2i+1 (i < rem) pair up; the odd
+ * one hands its whole vector to the even one before the power-of-two phase
+ * and gets the result back after it.  Relative ranks are counted from root
+ * (0 when there is none) so the root always stays in the group, as group
+ * rank 0.  This costs two extra full-vector messages on 2*rem ranks but
+ * keeps every exchange of the main phase between pairs whose data halves
+ * line up, which is what makes halving/doubling correct. */
+typedef struct coll_fold {
+    int size, root;
+    int p2, rem;
+    int vr;                    /* this rank's relative rank */
+    int newrank;               /* rank in the power-of-two group; -1 if folded out */
+} coll_fold_t;
+
+static inline void coll_fold_init(coll_fold_t *f, int rank, int size, int root)
+{
+    f->size = size;
+    f->root = root;
+    f->p2 = 1;
+    while (f->p2 * 2 <= size) f->p2 *= 2;
+    f->rem = size - f->p2;
+    f->vr = (rank - root + size) % size;
+    if (f->vr < 2 * f->rem)
+        f->newrank = (f->vr & 1) ? -1 : f->vr / 2;
+    else
+        f->newrank = f->vr - f->rem;
+}
+
+/* Communicator rank of relative rank vr. */
+static inline int coll_fold_abs(const coll_fold_t *f, int vr) { return (vr + f->root) % f->size; }
+
+/* Communicator rank of power-of-two group rank g. */
+static inline int coll_fold_rank(const coll_fold_t *f, int g)
+{
+    return coll_fold_abs(f, g < f->rem ? 2 * g : g + f->rem);
+}
+
+/* ---- phases shared between collectives -----------------------------------
+ * Fold step before a power-of-two phase (see coll_fold_t): a folded-out rank
+ * sends its count elements at *cur to its partner; the partner receives them
+ * into tmp and reduces acc = *cur op tmp, then *cur = acc.  (reduce_scatter.c) */
+void coll_phase_fold_in(plx_sched_t *s, const coll_fold_t *f, const void **cur, void *acc,
+                        void *tmp, size_t count, plx_dtype_t dt, plx_op_t op);
+
+/* Recursive-halving reduce-scatter among the power-of-two group.  Part j
+ * (j < p2) is elements [pdisp[j], pdisp[j+1]).  The input is at cur (acc or
+ * a read-only buffer); on return (in schedule order) acc holds the fully
+ * reduced part newrank at its own offset.  tmp must hold the larger half
+ * (callers pass pdisp[p2] elements, which the fold needs anyway).
+ * (reduce_scatter.c) */
+void coll_phase_rs_halving(plx_sched_t *s, const coll_fold_t *f, const void *cur, void *acc,
+                           void *tmp, const size_t *pdisp, plx_dtype_t dt, plx_op_t op);
+
+/* Builders (lib/coll/<collective>.c).  bcast's buffer is rbuf (the API
+ * passes it as sbuf too). */
 plx_status_t coll_barrier_dissemination(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
 plx_status_t coll_bcast_binomial(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
 plx_status_t coll_bcast_scatter_allgather(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);

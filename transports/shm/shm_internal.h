@@ -155,6 +155,7 @@ typedef struct shm_xfer {
 typedef struct shm_xlist {
     shm_xfer_t *head, *tail;
     size_t n;
+    size_t *total;            /* optional tl-wide counter kept in step (staging lists) */
 } shm_xlist_t;
 
 /* An unexpected message: eager payload copied out of the ring, or just the

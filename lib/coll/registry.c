@@ -1,0 +1,77 @@
+/*
+ * lib/coll/registry.c — the table of every collective algorithm, by
+ * collective and name: what the selector (lib/select.c) chooses from, what
+ * PLX_TUNE names and what plexus_info prints.
+ */
+#include "coll.h"
+
+#include <string.h>
+
+static const char *const coll_names[PLX_COLL_COUNT] = {
+    [PLX_COLL_BARRIER] = "barrier",     [PLX_COLL_BCAST] = "bcast",
+    [PLX_COLL_REDUCE] = "reduce",       [PLX_COLL_ALLREDUCE] = "allreduce",
+    [PLX_COLL_ALLGATHER] = "allgather", [PLX_COLL_REDUCE_SCATTER] = "reduce_scatter",
+    [PLX_COLL_ALLTOALL] = "alltoall",   [PLX_COLL_GATHER] = "gather",
+    [PLX_COLL_SCATTER] = "scatter",
+};
+
+const coll_algo_t plx_coll_algos[] = {
+    { PLX_COLL_BARRIER, "dissemination", coll_barrier_dissemination,
+      "ceil(log2 p) rounds of empty messages to rank+2^k" },
+    { PLX_COLL_BCAST, "binomial", coll_bcast_binomial,
+      "binomial tree from root, whole buffer per step; small buffers" },
+    { PLX_COLL_BCAST, "scatter_allgather", coll_bcast_scatter_allgather,
+      "binomial scatter of p blocks + ring allgather (van de Geijn); large buffers" },
+    { PLX_COLL_REDUCE, "binomial", coll_reduce_binomial,
+      "binomial tree toward root, whole vector per step; small vectors" },
+    { PLX_COLL_REDUCE, "reduce_scatter_gather", coll_reduce_scatter_gather,
+      "recursive-halving reduce-scatter + binomial gather (Rabenseifner); large vectors" },
+    { PLX_COLL_ALLREDUCE, "recursive_doubling", coll_allreduce_recursive_doubling,
+      "log2 p whole-vector exchanges with rank^2^k; small vectors" },
+    { PLX_COLL_ALLREDUCE, "ring", coll_allreduce_ring,
+      "ring reduce-scatter + ring allgather, 2(p-1) steps of 1/p; large vectors" },
+    { PLX_COLL_ALLREDUCE, "rabenseifner", coll_allreduce_rabenseifner,
+      "recursive-halving reduce-scatter + recursive-doubling allgather; medium-large vectors" },
+    { PLX_COLL_ALLGATHER, "ring", coll_allgather_ring,
+      "p-1 steps passing one block to the right; large blocks" },
+    { PLX_COLL_ALLGATHER, "bruck", coll_allgather_bruck,
+      "ceil(log2 p) steps at doubling distance, any p; small blocks" },
+    { PLX_COLL_REDUCE_SCATTER, "ring", coll_reduce_scatter_ring,
+      "p-1 steps adding one block from the left; large blocks" },
+    { PLX_COLL_REDUCE_SCATTER, "recursive_halving", coll_reduce_scatter_recursive_halving,
+      "log2 p exchanges of halves with rank^2^k; small blocks" },
+    { PLX_COLL_ALLTOALL, "pairwise", coll_alltoall_pairwise,
+      "p-1 rounds, each a sendrecv with rank+k / rank-k; large blocks" },
+    { PLX_COLL_ALLTOALL, "linear", coll_alltoall_linear,
+      "all sends and receives posted at once; small blocks" },
+    { PLX_COLL_GATHER, "linear", coll_gather_linear,
+      "every rank sends straight to root; large blocks" },
+    { PLX_COLL_GATHER, "binomial", coll_gather_binomial,
+      "binomial tree toward root forwarding whole subtrees; small blocks" },
+    { PLX_COLL_SCATTER, "linear", coll_scatter_linear,
+      "root sends straight to every rank; large blocks" },
+    { PLX_COLL_SCATTER, "binomial", coll_scatter_binomial,
+      "binomial tree from root forwarding whole subtrees; small blocks" },
+    { PLX_COLL_COUNT, NULL, NULL, NULL },
+};
+
+const coll_algo_t *coll_algo_find(plx_coll_t coll, const char *name)
+{
+    if (!name) return NULL;
+    for (const coll_algo_t *a = plx_coll_algos; a->name; a++)
+        if (a->coll == coll && strcmp(a->name, name) == 0) return a;
+    return NULL;
+}
+
+const char *plx_coll_name(plx_coll_t c)
+{
+    return (unsigned)c < PLX_COLL_COUNT ? coll_names[c] : NULL;
+}
+
+int plx_coll_from_name(const char *name)
+{
+    if (!name) return -1;
+    for (int c = 0; c < PLX_COLL_COUNT; c++)
+        if (strcmp(coll_names[c], name) == 0) return c;
+    return -1;
+}

@@ -1,0 +1,560 @@
+/*
+ * lib/sched.c — the schedule engine: stores a collective's steps as rounds
+ * and runs them over plx_p2p_isend/irecv (the model is described in
+ * sched.h).
+ *
+ * Storage.  Steps live in one array in the order they were added; a round
+ * is the index range [end of previous round, round_end[r]).  The first
+ * SCHED_INLINE_STEPS steps and SCHED_INLINE_ROUNDS rounds sit inside the
+ * schedule object itself, so a small collective costs one malloc for the
+ * schedule plus one per scratch buffer; the arrays double (realloc-style)
+ * only beyond that.  Nothing is allocated per step, and running a schedule
+ * makes no system call of its own.
+ *
+ * Running.  Posting a round posts each SEND/RECV in order.  Completion is
+ * checked with a cursor (scan) that only moves forward over the round's
+ * steps, so each request's done flag is examined until it is set and never
+ * again: the cost per step is O(1) amortised no matter how often
+ * sched_progress is called.  When the cursor reaches the end of the round
+ * the round's local steps run in the order they were added and the next
+ * round is posted at once (within the same call).
+ *
+ * Errors.  Building records the first failure (allocation) and makes
+ * sched_start return it without posting anything.  At run time the first
+ * failure (a bad post, a receive of the wrong size, a timeout, a dead peer)
+ * cancels every request still outstanding, logs one line naming the
+ * collective, communicator, sequence number and round, and ends the
+ * schedule with that status.
+ */
+#include "sched.h"
+#include "reduce.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SCHED_INLINE_STEPS  16
+#define SCHED_INLINE_ROUNDS 16
+#define SCHED_ALIGN         64      /* scratch alignment: a cache line, enough for any SIMD kernel */
+#define SCHED_PEER_CHECK_S  0.1     /* how often sched_wait asks whether silent peers still live */
+
+enum { ST_BUILD = 0, ST_RUNNING, ST_DONE };
+
+/* Header of a sched_alloc block; the caller's memory starts SCHED_ALIGN bytes in. */
+typedef struct sched_block {
+    struct sched_block *next;
+} sched_block_t;
+
+struct plx_sched {
+    plx_comm_t comm;
+    const char *name;          /* "allreduce": for log lines */
+    uint32_t seq;              /* collective sequence number (matches across ranks) */
+    uint64_t tag;              /* every message of this schedule carries it */
+    int state;
+    plx_status_t status;       /* first error; SUCCESS otherwise */
+
+    sched_step_t *steps;       /* step_inline or a heap array */
+    int nsteps, cap_steps;
+    int *round_end;            /* round_inline or a heap array */
+    int nrounds, cap_rounds;
+
+    int cur;                   /* round being run */
+    int posted;                /* the current round's requests are posted */
+    int scan;                  /* first step of the round whose completion is not yet seen */
+    int post_end;              /* steps below this index in the round were posted */
+
+    sched_block_t *blocks;     /* sched_alloc memory */
+
+    int round_inline[SCHED_INLINE_ROUNDS];
+    sched_step_t step_inline[SCHED_INLINE_STEPS];
+};
+
+/* ---- building --------------------------------------------------------------- */
+
+static void sched_fail(plx_sched_t *s, plx_status_t st)
+{
+    if (s->status == PLX_SUCCESS) s->status = st;
+}
+
+plx_sched_t *sched_new(plx_comm_t comm, const char *name)
+{
+    plx_sched_t *s = malloc(sizeof *s);
+    if (!s) return NULL;
+    /* Only the header needs clearing: steps are initialised as they are added. */
+    memset(s, 0, offsetof(plx_sched_t, round_inline));
+    s->comm = comm;
+    s->name = name ? name : "collective";
+    s->seq = comm->coll_seq++;
+    s->tag = plx_tag_coll(comm, s->seq);
+    s->state = ST_BUILD;
+    s->status = PLX_SUCCESS;
+    s->steps = s->step_inline;
+    s->cap_steps = SCHED_INLINE_STEPS;
+    s->round_end = s->round_inline;
+    s->cap_rounds = SCHED_INLINE_ROUNDS;
+    return s;
+}
+
+void *sched_alloc(plx_sched_t *s, size_t bytes)
+{
+    void *p = NULL;
+    if (bytes > SIZE_MAX - SCHED_ALIGN ||
+        posix_memalign(&p, SCHED_ALIGN, SCHED_ALIGN + bytes) != 0) {
+        sched_fail(s, PLX_ERR_NO_MEMORY);
+        return NULL;
+    }
+    sched_block_t *b = p;
+    b->next = s->blocks;
+    s->blocks = b;
+    return (char *)p + SCHED_ALIGN;
+}
+
+/* Grow an inline-or-heap array to twice its capacity. */
+static int grow(void **arr, void *inline_arr, int *cap, size_t elem, int used)
+{
+    if (*cap > (int)(((size_t)1 << 30) / elem)) return 0;
+    int ncap = *cap * 2;
+    void *n;
+    if (*arr == inline_arr) {
+        n = malloc((size_t)ncap * elem);
+        if (n) memcpy(n, *arr, (size_t)used * elem);
+    } else {
+        n = realloc(*arr, (size_t)ncap * elem);
+    }
+    if (!n) return 0;
+    *arr = n;
+    *cap = ncap;
+    return 1;
+}
+
+/* A new zeroed step of the given kind in the current round; NULL (recorded)
+ * if out of memory or the schedule has already started. */
+static sched_step_t *sched_add(plx_sched_t *s, int kind)
+{
+    if (s->state != ST_BUILD) {
+        plx_error("plx_%s: step added to sequence %u after it started (bug)", s->name, s->seq);
+        sched_fail(s, PLX_ERR_INTERNAL);
+        return NULL;
+    }
+    if (s->nsteps == s->cap_steps &&
+        !grow((void **)&s->steps, s->step_inline, &s->cap_steps, sizeof(sched_step_t), s->nsteps)) {
+        sched_fail(s, PLX_ERR_NO_MEMORY);
+        return NULL;
+    }
+    sched_step_t *st = &s->steps[s->nsteps++];
+    memset(st, 0, sizeof *st);
+    st->kind = (uint8_t)kind;
+    return st;
+}
+
+void sched_send(plx_sched_t *s, int peer, const void *buf, size_t bytes)
+{
+    sched_step_t *st = sched_add(s, SCHED_SEND);
+    if (!st) return;
+    st->peer = peer;
+    st->src = buf;
+    st->bytes = bytes;
+}
+
+void sched_recv(plx_sched_t *s, int peer, void *buf, size_t bytes)
+{
+    sched_step_t *st = sched_add(s, SCHED_RECV);
+    if (!st) return;
+    st->peer = peer;
+    st->dst = buf;
+    st->bytes = bytes;
+}
+
+void sched_copy(plx_sched_t *s, void *dst, const void *src, size_t bytes)
+{
+    if (bytes == 0 || dst == src) return;     /* nothing to do: keep the step list short */
+    sched_step_t *st = sched_add(s, SCHED_COPY);
+    if (!st) return;
+    st->dst = dst;
+    st->src = src;
+    st->bytes = bytes;
+}
+
+void sched_reduce(plx_sched_t *s, void *inout, const void *in, size_t count, plx_dtype_t dt,
+                  plx_op_t op)
+{
+    if (count == 0) return;
+    sched_step_t *st = sched_add(s, SCHED_REDUCE);
+    if (!st) return;
+    st->dst = inout;
+    st->src = in;
+    st->count = count;
+    st->dt = dt;
+    st->op = op;
+}
+
+void sched_reduce3(plx_sched_t *s, void *dst, const void *a, const void *b, size_t count,
+                   plx_dtype_t dt, plx_op_t op)
+{
+    if (count == 0) return;
+    sched_step_t *st = sched_add(s, SCHED_REDUCE3);
+    if (!st) return;
+    st->dst = dst;
+    st->src = a;
+    st->src2 = b;
+    st->count = count;
+    st->dt = dt;
+    st->op = op;
+}
+
+void sched_avg(plx_sched_t *s, void *buf, size_t count, plx_dtype_t dt, int divisor)
+{
+    if (count == 0 || divisor == 1) return;   /* x / 1 == x for every type */
+    sched_step_t *st = sched_add(s, SCHED_AVG);
+    if (!st) return;
+    st->dst = buf;
+    st->count = count;
+    st->dt = dt;
+    st->divisor = divisor;
+}
+
+static int round_begin(const plx_sched_t *s, int r)
+{
+    return r == 0 ? 0 : s->round_end[r - 1];
+}
+
+void sched_round(plx_sched_t *s)
+{
+    if (s->state != ST_BUILD) return;
+    int last = s->nrounds ? s->round_end[s->nrounds - 1] : 0;
+    if (s->nsteps == last) return;            /* empty round: nothing to close */
+    if (s->nrounds == s->cap_rounds &&
+        !grow((void **)&s->round_end, s->round_inline, &s->cap_rounds, sizeof(int), s->nrounds)) {
+        sched_fail(s, PLX_ERR_NO_MEMORY);
+        return;
+    }
+    s->round_end[s->nrounds++] = s->nsteps;
+}
+
+int sched_nrounds(const plx_sched_t *s)
+{
+    int last = s->nrounds ? s->round_end[s->nrounds - 1] : 0;
+    return s->nrounds + (s->state == ST_BUILD && s->nsteps > last);
+}
+
+int sched_nsteps(const plx_sched_t *s) { return s->nsteps; }
+
+/* ---- running ------------------------------------------------------------------ */
+
+static int is_comm(const sched_step_t *st) { return st->kind <= SCHED_RECV; }
+
+static int req_done(const sched_step_t *st)
+{
+    /* acquire: the transport's writes of status, bytes and the data happen before done */
+    return __atomic_load_n((const int *)&st->req.done, __ATOMIC_ACQUIRE);
+}
+
+static int world_of(const plx_sched_t *s, int peer)
+{
+    const struct plx_comm *c = s->comm;
+    return (c->world_rank && peer >= 0 && peer < c->size) ? c->world_rank[peer] : peer;
+}
+
+/* Withdraw every posted request of the current round that has not completed. */
+static void cancel_outstanding(plx_sched_t *s)
+{
+    if (!s->posted) return;
+    for (int i = s->scan; i < s->post_end; i++) {
+        sched_step_t *st = &s->steps[i];
+        if (is_comm(st) && !req_done(st)) plx_p2p_cancel(s->comm, st->peer, &st->req);
+    }
+    s->posted = 0;
+}
+
+/* End the schedule with an error (the caller has logged it). */
+static void sched_abort(plx_sched_t *s, plx_status_t st)
+{
+    cancel_outstanding(s);
+    sched_fail(s, st);
+    s->state = ST_DONE;
+}
+
+/* "comm 5 (rank 2 of 4), sequence 17, round 3 of 6" */
+static void where(const plx_sched_t *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "comm %u (rank %d of %d), sequence %u, round %d of %d", s->comm->id,
+             s->comm->rank, s->comm->size, s->seq, s->cur + 1, s->nrounds);
+}
+
+static void post_round(plx_sched_t *s)
+{
+    int b = round_begin(s, s->cur), e = s->round_end[s->cur];
+    s->scan = b;
+    s->post_end = b;
+    s->posted = 1;
+    for (int i = b; i < e; i++) {
+        sched_step_t *st = &s->steps[i];
+        if (!is_comm(st)) {
+            s->post_end = i + 1;
+            continue;
+        }
+        st->req.done = 0;
+        st->req.status = PLX_SUCCESS;
+        st->req.bytes = 0;
+        plx_status_t rc = st->kind == SCHED_SEND
+            ? plx_p2p_isend(s->comm, st->peer, s->tag, st->src, st->bytes, &st->req)
+            : plx_p2p_irecv(s->comm, st->peer, s->tag, st->dst, st->bytes, &st->req);
+        if (rc != PLX_SUCCESS) {
+            char w[160];
+            where(s, w, sizeof w);
+            plx_error("plx_%s on %s: posting a %s of %zu bytes %s rank %d (world %d) failed: %s",
+                      s->name, w, st->kind == SCHED_SEND ? "send" : "receive", st->bytes,
+                      st->kind == SCHED_SEND ? "to" : "from", st->peer, world_of(s, st->peer),
+                      plx_strerror(rc));
+            sched_abort(s, rc);
+            return;
+        }
+        s->post_end = i + 1;
+    }
+}
+
+/* A completed request of the current round: PLX_SUCCESS, or the error it carries. */
+static plx_status_t check_step(plx_sched_t *s, const sched_step_t *st)
+{
+    plx_status_t rc = st->req.status;
+    if (st->kind == SCHED_RECV && (rc == PLX_SUCCESS || rc == PLX_ERR_TRUNCATE) &&
+        st->req.bytes != st->bytes) {
+        /* Every message size is known to both sides, so a mismatch means the
+         * ranks disagree on count/dtype/algorithm (TRUNCATE) or a bug. */
+        rc = st->req.bytes > st->bytes ? PLX_ERR_TRUNCATE : PLX_ERR_INTERNAL;
+        char w[160];
+        where(s, w, sizeof w);
+        plx_error("plx_%s on %s: message from rank %d (world %d) has %zu bytes, expected %zu "
+                  "(do all ranks pass the same count, datatype and op?)",
+                  s->name, w, st->peer, world_of(s, st->peer), st->req.bytes, st->bytes);
+    } else if (rc != PLX_SUCCESS) {
+        char w[160];
+        where(s, w, sizeof w);
+        plx_error("plx_%s on %s: %s %s rank %d (world %d) failed: %s", s->name, w,
+                  st->kind == SCHED_SEND ? "send" : "receive", st->kind == SCHED_SEND ? "to" : "from",
+                  st->peer, world_of(s, st->peer), plx_strerror(rc));
+    }
+    return rc;
+}
+
+static void run_local(const sched_step_t *st)
+{
+    switch (st->kind) {
+    case SCHED_COPY: {
+        const char *src = st->src;
+        char *dst = st->dst;
+        if (dst + st->bytes <= src || src + st->bytes <= dst)
+            memcpy(dst, src, st->bytes);
+        else
+            memmove(dst, src, st->bytes);
+        break;
+    }
+    case SCHED_REDUCE:
+        plx_reduce_local(st->dst, st->src, st->count, st->dt, st->op);
+        break;
+    case SCHED_REDUCE3:
+        plx_reduce_local3(st->dst, st->src, st->src2, st->count, st->dt, st->op);
+        break;
+    case SCHED_AVG:
+        plx_avg_finish(st->dst, st->count, st->dt, st->divisor);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Advance without polling transports: see every completion, finish rounds,
+ * post the next ones.  1 when the schedule is done.  *moved is set when
+ * anything happened (for the caller's backoff). */
+static int advance(plx_sched_t *s, int *moved)
+{
+    while (s->state == ST_RUNNING) {
+        if (!s->posted) {
+            if (s->cur == s->nrounds) {
+                s->state = ST_DONE;
+                break;
+            }
+            post_round(s);
+            if (s->state != ST_RUNNING) break;
+        }
+        int e = s->round_end[s->cur];
+        while (s->scan < e) {
+            sched_step_t *st = &s->steps[s->scan];
+            if (is_comm(st)) {
+                if (!req_done(st)) return 0;
+                plx_status_t rc = check_step(s, st);
+                if (rc != PLX_SUCCESS) {
+                    s->scan++;
+                    sched_abort(s, rc);
+                    return 1;
+                }
+                *moved = 1;
+            }
+            s->scan++;
+        }
+        /* Every message of the round is in: run its local steps in order. */
+        for (int i = round_begin(s, s->cur); i < e; i++)
+            if (!is_comm(&s->steps[i])) run_local(&s->steps[i]);
+        s->posted = 0;
+        s->cur++;
+        *moved = 1;
+    }
+    return 1;
+}
+
+plx_status_t sched_start(plx_sched_t *s)
+{
+    if (s->state != ST_BUILD) {
+        plx_error("plx_%s: sequence %u started twice (bug)", s->name, s->seq);
+        return PLX_ERR_INTERNAL;
+    }
+    sched_round(s);                           /* close the last round */
+    if (s->status != PLX_SUCCESS) {
+        s->state = ST_DONE;
+        return s->status;
+    }
+    s->state = ST_RUNNING;
+    s->cur = 0;
+    s->posted = 0;
+    int moved = 0;
+    advance(s, &moved);                        /* post round 0 (and run local-only rounds) */
+    return s->state == ST_DONE ? s->status : PLX_SUCCESS;
+}
+
+int sched_progress(plx_sched_t *s)
+{
+    if (s->state != ST_RUNNING) return s->state == ST_DONE;
+    int moved = 0;
+    plx_progress(s->comm->ctx);
+    return advance(s, &moved);
+}
+
+plx_status_t sched_status(const plx_sched_t *s) { return s->status; }
+
+/* Append " 3 (world 3), 5 (world 7)" for each distinct peer of the
+ * outstanding steps of this kind; returns how many there were. */
+static int list_peers(const plx_sched_t *s, int kind, char *buf, size_t len)
+{
+    int n = 0;
+    size_t used = strlen(buf);
+    for (int i = s->scan; i < s->post_end; i++) {
+        const sched_step_t *st = &s->steps[i];
+        if (st->kind != kind || req_done(st)) continue;
+        int dup = 0;
+        for (int j = s->scan; j < i && !dup; j++) {
+            const sched_step_t *o = &s->steps[j];
+            dup = o->kind == kind && !req_done(o) && o->peer == st->peer;
+        }
+        if (dup) continue;
+        if (n < 16 && used < len) {
+            int w = snprintf(buf + used, len - used, "%s%d (world %d)", n ? ", " : " ", st->peer,
+                             world_of(s, st->peer));
+            if (w > 0) used += (size_t)w;
+            if (used >= len) used = len - 1;
+        } else if (n == 16 && used < len) {
+            int w = snprintf(buf + used, len - used, ", ...");
+            if (w > 0) used += (size_t)w;
+            if (used >= len) used = len - 1;
+        }
+        n++;
+    }
+    return n;
+}
+
+/* The outstanding peers as "no message from rank(s) 3 (world 3); send to
+ * rank 1 (world 1) not taken". */
+static void describe_outstanding(const plx_sched_t *s, char *buf, size_t len)
+{
+    char recvs[512] = "", sends[512] = "";
+    int nr = list_peers(s, SCHED_RECV, recvs, sizeof recvs);
+    int ns = list_peers(s, SCHED_SEND, sends, sizeof sends);
+    buf[0] = '\0';
+    if (nr) snprintf(buf, len, "no message from rank(s)%s", recvs);
+    if (ns) {
+        size_t u = strlen(buf);
+        snprintf(buf + u, len - u, "%s%s to rank%s%s not taken", u ? "; " : "",
+                 ns > 1 ? "sends" : "send", ns > 1 ? "s" : "", sends);
+    }
+    if (!nr && !ns) snprintf(buf, len, "no request outstanding");
+}
+
+/* PLX_ERR_PEER_FAILED (logged) if a peer we still wait on is known dead. */
+static plx_status_t check_peers(plx_sched_t *s)
+{
+    if (!s->posted) return PLX_SUCCESS;
+    for (int i = s->scan; i < s->post_end; i++) {
+        const sched_step_t *st = &s->steps[i];
+        if (!is_comm(st) || req_done(st)) continue;
+        int wr = world_of(s, st->peer);
+        if (plx_peer_status(s->comm->ctx, wr) == PLX_ERR_PEER_FAILED) {
+            char w[160];
+            where(s, w, sizeof w);
+            plx_error("plx_%s failed on %s: rank %d (world %d) died", s->name, w, st->peer, wr);
+            return PLX_ERR_PEER_FAILED;
+        }
+    }
+    return PLX_SUCCESS;
+}
+
+plx_status_t sched_wait(plx_sched_t *s)
+{
+    if (s->state == ST_BUILD) {
+        plx_error("plx_%s: sequence %u waited on before sched_start (bug)", s->name, s->seq);
+        return PLX_ERR_INTERNAL;
+    }
+    plx_context_t ctx = s->comm->ctx;
+    double limit = ctx->cfg.timeout_s > 0 ? ctx->cfg.timeout_s : 300.0;
+    double t0 = plx_now(), next_check = t0 + SCHED_PEER_CHECK_S;
+    plx_backoff_t bo;
+    plx_backoff_reset(&bo);
+    while (s->state == ST_RUNNING) {
+        int moved = plx_progress(ctx) > 0;
+        if (advance(s, &moved)) break;
+        if (moved)
+            plx_backoff_reset(&bo);
+        else
+            plx_backoff_idle(&bo);
+        /* checked even while other traffic keeps the transports busy */
+        double now = plx_now();
+        if (now >= next_check) {
+            plx_status_t rc = check_peers(s);
+            if (rc != PLX_SUCCESS) {
+                sched_abort(s, rc);
+                break;
+            }
+            next_check = now + SCHED_PEER_CHECK_S;
+        }
+        if (now - t0 >= limit) {
+            char w[160], who[1100];
+            where(s, w, sizeof w);
+            describe_outstanding(s, who, sizeof who);
+            plx_error("plx_%s timed out after %g s on %s: %s", s->name, limit, w, who);
+            sched_abort(s, PLX_ERR_TIMEOUT);
+            break;
+        }
+    }
+    return s->status;
+}
+
+void sched_free(plx_sched_t *s)
+{
+    if (!s) return;
+    if (s->state == ST_RUNNING) cancel_outstanding(s);   /* the transport must forget our requests */
+    sched_block_t *b = s->blocks;
+    while (b) {
+        sched_block_t *n = b->next;
+        free(b);
+        b = n;
+    }
+    if (s->steps != s->step_inline) free(s->steps);
+    if (s->round_end != s->round_inline) free(s->round_end);
+    free(s);
+}
+
+plx_status_t sched_run(plx_sched_t *s)
+{
+    plx_status_t rc = sched_start(s);
+    if (rc == PLX_SUCCESS) rc = sched_wait(s);
+    sched_free(s);
+    return rc;
+}
