@@ -204,22 +204,21 @@ plx_status_t plx_init(plx_context_t *out)
         return st;
     }
 
-    /* Bootstrap: env interface, or alone when none of it is set. */
-    if (!getenv("PLX_RANK") && !getenv("PLX_SIZE") && !getenv("PLX_BOOTSTRAP")) {
-        ctx->rank = 0;
-        ctx->size = 1;
+    /* Bootstrap: the env interface, or alone when none of it is set (the
+     * bootstrap says which: bp.singleton). */
+    plx_boot_params_t bp;
+    st = plx_boot_params_from_env(&bp, err, sizeof err);
+    if (st != PLX_SUCCESS) {
+        plx_error("plx_init: %s", err);
+        context_destroy(ctx);
+        return st;
+    }
+    bp.timeout_s = ctx->cfg.timeout_s;
+    ctx->rank = bp.rank;
+    ctx->size = bp.size;
+    if (bp.singleton) {
         snprintf(ctx->job_id, sizeof ctx->job_id, "s%ld", (long)getpid());
     } else {
-        plx_boot_params_t bp;
-        st = plx_boot_params_from_env(&bp, err, sizeof err);
-        if (st != PLX_SUCCESS) {
-            plx_error("plx_init: %s", err);
-            context_destroy(ctx);
-            return st;
-        }
-        bp.timeout_s = ctx->cfg.timeout_s;
-        ctx->rank = bp.rank;
-        ctx->size = bp.size;
         snprintf(ctx->job_id, sizeof ctx->job_id, "%s", bp.job_id);
         plx_log_set_rank(ctx->rank);
         st = plx_boot_connect(&bp, &ctx->boot);

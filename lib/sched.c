@@ -6,9 +6,10 @@
  * Storage.  Steps live in one array in the order they were added; a round
  * is the index range [end of previous round, round_end[r]).  The first
  * SCHED_INLINE_STEPS steps and SCHED_INLINE_ROUNDS rounds sit inside the
- * schedule object itself, so a small collective costs one malloc for the
- * schedule plus one per scratch buffer; the arrays double (realloc-style)
- * only beyond that.  Nothing is allocated per step, and running a schedule
+ * schedule object itself, and so does up to SCHED_ARENA bytes of scratch,
+ * so a small collective costs one malloc in all; the arrays double
+ * (realloc-style) only beyond that, and larger scratch gets one aligned
+ * allocation per sched_alloc.  Nothing is allocated per step, and running a schedule
  * makes no system call of its own.
  *
  * Running.  Posting a round posts each SEND/RECV in order.  Completion is
@@ -35,6 +36,7 @@
 
 #define SCHED_INLINE_STEPS  16
 #define SCHED_INLINE_ROUNDS 16
+#define SCHED_ARENA         1024    /* small scratch served from the schedule object itself */
 #define SCHED_ALIGN         64      /* scratch alignment: a cache line, enough for any SIMD kernel */
 #define SCHED_PEER_CHECK_S  0.1     /* how often sched_wait asks whether silent peers still live */
 
@@ -63,10 +65,12 @@ struct plx_sched {
     int scan;                  /* first step of the round whose completion is not yet seen */
     int post_end;              /* steps below this index in the round were posted */
 
-    sched_block_t *blocks;     /* sched_alloc memory */
+    sched_block_t *blocks;     /* sched_alloc memory beyond the arena */
+    size_t arena_used;
 
     int round_inline[SCHED_INLINE_ROUNDS];
     sched_step_t step_inline[SCHED_INLINE_STEPS];
+    _Alignas(SCHED_ALIGN) unsigned char arena[SCHED_ARENA];
 };
 
 /* ---- building --------------------------------------------------------------- */
@@ -78,8 +82,9 @@ static void sched_fail(plx_sched_t *s, plx_status_t st)
 
 plx_sched_t *sched_new(plx_comm_t comm, const char *name)
 {
-    plx_sched_t *s = malloc(sizeof *s);
-    if (!s) return NULL;
+    void *mem;
+    if (posix_memalign(&mem, SCHED_ALIGN, sizeof(plx_sched_t)) != 0) return NULL;   /* for the arena */
+    plx_sched_t *s = mem;
     /* Only the header needs clearing: steps are initialised as they are added. */
     memset(s, 0, offsetof(plx_sched_t, round_inline));
     s->comm = comm;
@@ -97,6 +102,16 @@ plx_sched_t *sched_new(plx_comm_t comm, const char *name)
 
 void *sched_alloc(plx_sched_t *s, size_t bytes)
 {
+    /* Small collectives (the latency-bound ones) get their scratch without
+     * a malloc of their own. */
+    if (bytes <= SCHED_ARENA) {
+        size_t need = (bytes + SCHED_ALIGN - 1) & ~(size_t)(SCHED_ALIGN - 1);
+        if (need <= SCHED_ARENA - s->arena_used) {
+            void *a = s->arena + s->arena_used;
+            s->arena_used += need;
+            return a;
+        }
+    }
     void *p = NULL;
     if (bytes > SIZE_MAX - SCHED_ALIGN ||
         posix_memalign(&p, SCHED_ALIGN, SCHED_ALIGN + bytes) != 0) {

@@ -613,7 +613,8 @@ int main(int argc, char **argv)
         /* --- deadlines --- */
         int64_t next = -1;
 #define NEXT(t) do { int64_t t_ = (t); if (next < 0 || t_ < next) next = t_; } while (0)
-        if (j->timeout_s > 0 && !j->stopping) NEXT(j->start + (int64_t)(j->timeout_s * 1000.0));
+        if (j->timeout_s > 0 && !j->stopping && j->nrunning)
+            NEXT(j->start + (int64_t)(j->timeout_s * 1000.0));
         if (j->stopping && !j->kill_at) NEXT(j->term_at + TERM_GRACE_MS);
         if (j->kill_at && j->nrunning) NEXT(j->kill_at + KILL_GRACE_MS);
         if (all_done_at) NEXT(all_done_at + DRAIN_MS);
@@ -663,7 +664,7 @@ int main(int argc, char **argv)
                 if (sig == SIGCHLD) continue;   /* reaped below in any case */
                 if (!got_signal) {
                     got_signal = sig;
-                    say(j, "got %s; forwarding it to the ranks", strsignal(sig));
+                    say(j, "got SIG%s; forwarding it to the ranks", sigabbrev_np(sig));
                     decide(j, 128 + sig);
                     signal_all(j, sig);
                     if (!j->stopping) {
@@ -672,7 +673,7 @@ int main(int argc, char **argv)
                         plx_boot_server_set_quiet(j->srv, 1);
                     }
                 } else {
-                    say(j, "got %s again; killing the ranks", strsignal(sig));
+                    say(j, "got SIG%s again; killing the ranks", sigabbrev_np(sig));
                     signal_all(j, SIGKILL);
                     if (!j->kill_at) j->kill_at = now;
                 }
@@ -756,5 +757,14 @@ int main(int argc, char **argv)
         if (plx_boot_now_ms() - last > 10000) break;   /* nobody reads our output */
     }
     plx_boot_server_destroy(j->srv);
+    free(pfd);
+    free(pst);
+    free(prank);
+    free(envp);
+    free(path);
+    free(j->ranks);
+    free(j->oq[0].data);
+    free(j->oq[1].data);
+    close(sfd);
     return j->decided ? j->exit_code : 0;
 }

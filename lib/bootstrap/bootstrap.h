@@ -19,9 +19,10 @@
  * server never blocks on one connection (non-blocking sockets, epoll,
  * per-connection buffers), caps the number of unauthenticated connections
  * (the oldest is dropped) and drops those that do not authenticate in time.
- * After the handshake frames are not individually authenticated (see
- * "Limitations" in the report / docs): the channel is trusted like the
- * network it runs on.
+ * Limitation: after the handshake, frames are not individually MACed or
+ * encrypted, so an attacker who can inject into an established TCP stream
+ * (on-path on the network) could alter set-up data; the blobs are not
+ * secret.  Loopback and a cluster's private network are the intended use.
  *
  * Collectives are numbered (seq 1, 2, ... per connection generation) so
  * calls match across ranks; a mismatch (different op, allgather lengths,
@@ -42,6 +43,7 @@
  *   PLX_BOOTSTRAP_SERVE  rank 0 runs the rendezvous server in a thread bound
  *                        to PLX_BOOTSTRAP's port unless this is "0"
  *                        (plexusrun sets 0: it serves itself)
+ *   PLX_LAUNCHER         "plexusrun" under plexusrun (informational only)
  * When none of PLX_RANK, PLX_SIZE, PLX_BOOTSTRAP, PLX_JOB_KEY is set the
  * process is a singleton (rank 0 of 1, no sockets, random key), like an MPI
  * program started without mpirun.  Setting only some of them is an error.
@@ -122,9 +124,10 @@ plx_status_t plx_boot_server_create(const char *host, int port, int nranks,
                                     plx_boot_server_t **srv, int *port_out);
 
 /* Tuning, mainly for tests: at most max_unauth connections may be in the
- * handshake at once (default 64; the oldest is dropped to make room), and
- * each must authenticate within auth_timeout_ms (default 10000).  Values
- * <= 0 keep the current setting. */
+ * handshake at once (default nranks + 64, at most 4096; the oldest is
+ * dropped to make room, and a dropped rank reconnects), and each must
+ * authenticate within auth_timeout_ms (default 10000).  Values <= 0 keep
+ * the current setting. */
 void plx_boot_server_set_limits(plx_boot_server_t *srv, int max_unauth, int auth_timeout_ms);
 
 /* multi_gen (default 1): once every rank has said goodbye, ranks may

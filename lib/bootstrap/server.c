@@ -104,6 +104,8 @@ struct plx_boot_server {
     conn_t *grave;               /* closed conns, freed at the end of a step */
     size_t nqueued;              /* conns with a non-empty send queue */
     int64_t accept_paused_until; /* after EMFILE: stop accepting for a moment */
+    int64_t evict_logged_at;     /* rate limit of the eviction warning */
+    unsigned evicted_unlogged;
 
     slot_t *slots;
     int n_none, n_bye, n_failed;
@@ -731,8 +733,16 @@ static void evict_oldest(plx_boot_server_t *s, const char *why)
 {
     conn_t *c = s->hs_head;
     if (!c) return;
-    plx_warn("bootstrap server %s: %s; dropped the oldest unauthenticated connection, from %s",
-             s->where, why, c->peer);
+    /* one line per second at most: a flood must not become a log flood */
+    int64_t now = plx_boot_now_ms();
+    s->evicted_unlogged++;
+    if (now - s->evict_logged_at >= 1000) {
+        plx_warn("bootstrap server %s: %s; dropped the oldest unauthenticated connection, from %s "
+                 "(%u dropped for this reason since the last such line)", s->where, why, c->peer,
+                 s->evicted_unlogged);
+        s->evict_logged_at = now;
+        s->evicted_unlogged = 0;
+    }
     s->st.dropped++;
     conn_kill(s, c);
 }
@@ -905,7 +915,9 @@ plx_status_t plx_boot_server_create(const char *host, int port, int nranks,
     s->lfd = lfd;
     s->nranks = nranks;
     memcpy(s->key, key, PLX_BOOT_KEY_BYTES);
-    s->max_unauth = 64;
+    /* room for every rank to be mid-handshake at once (a job starting),
+     * plus some strangers; bounded so a flood cannot exhaust fds */
+    s->max_unauth = nranks + 64 < 4096 ? nranks + 64 : 4096;
     s->auth_timeout_ms = 10000;
     s->multi_gen = 1;
     s->n_none = nranks;

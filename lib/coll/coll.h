@@ -119,15 +119,15 @@ static inline int coll_rel_runs(int lo, int n, int root, int size, int start[2],
     return 2;
 }
 
-/* The fold that turns any communicator size into a power of two for
- * recursive doubling/halving: with p2 the largest power of two <= size and
- * rem = size - p2, relative ranks 2i and 2i+1 (i < rem) pair up; the odd
- * one hands its whole vector to the even one before the power-of-two phase
- * and gets the result back after it.  Relative ranks are counted from root
- * (0 when there is none) so the root always stays in the group, as group
- * rank 0.  This costs two extra full-vector messages on 2*rem ranks but
- * keeps every exchange of the main phase between pairs whose data halves
- * line up, which is what makes halving/doubling correct. */
+/* The fold: recursive doubling/halving pair group rank g with g ^ 2^k, a
+ * perfect pairing only when the group size is a power of two.  So with p2
+ * the largest power of two <= size and rem = size - p2, relative ranks 2i
+ * and 2i+1 (i < rem) pair up first: the odd one hands its whole vector to
+ * the even one before the power-of-two phase, sits it out, and gets its
+ * result after it.  Relative ranks are counted from root (0 when there is
+ * none) so the root always stays in the group, as group rank 0.  The price
+ * is two extra full-vector messages on 2*rem ranks (why ring wins for large
+ * vectors when size is far from a power of two). */
 typedef struct coll_fold {
     int size, root;
     int p2, rem;

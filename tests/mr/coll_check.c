@@ -187,7 +187,9 @@ static size_t esize(plx_dtype_t dt)
     return sz[dt];
 }
 
-/* ---- deterministic input ----------------------------------------------- */
+/* ---- deterministic input -----------------------------------------------
+ * Element k of generator g's input in test tid: a hash of (seed, tid, g)
+ * gives a per-vector base, a cheap mix of (base, k) gives the element. */
 static inline uint64_t mix64(uint64_t z)
 {
     z += 0x9e3779b97f4a7c15ull;
@@ -196,74 +198,99 @@ static inline uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
-static inline uint64_t hval(int gen, uint64_t tid, size_t k)
+static uint64_t base_of(int gen, uint64_t tid)
 {
-    return mix64(g_seed * 0x100000001b3ull ^ (tid << 20) ^ ((uint64_t)gen << 52) ^ (uint64_t)k * 0x9e3779b1ull);
+    return mix64(mix64(g_seed) ^ mix64(tid * 0x10001ull + 7) ^ ((uint64_t)gen << 40));
 }
 
-/* Small integer input of generator gen for kind K_SMALL / K_PROD / K_BITS. */
-static inline int64_t small_val(plx_dtype_t dt, int kind, int gen, uint64_t tid, size_t k)
+static inline uint64_t hk(uint64_t base, size_t k)
 {
-    uint64_t h = hval(gen, tid, k);
-    int sgn = is_signed_int(dt) || is_float(dt);
+    uint64_t h = base ^ ((uint64_t)k * 0x9e3779b97f4a7c15ull);
+    h ^= h >> 32;
+    h *= 0xd6e8feb86659fd93ull;
+    h ^= h >> 32;
+    return h;
+}
+
+/* Small integer (or raw bits for K_BITS) from a hash. */
+static inline int64_t small_from(int kind, int sgn, uint64_t h)
+{
     switch (kind) {
-    case K_PROD: {
-        static const int64_t sv[4] = {-2, -1, 1, 2};
-        return sgn ? sv[h & 3] : (int64_t)(1 + (h & 1));
-    }
+    case K_PROD:
+        if (sgn) {
+            static const int64_t sv[4] = {-2, -1, 1, 2};
+            return sv[h >> 62];
+        }
+        return (int64_t)(1 + (h >> 63));
     case K_BITS:
         return (int64_t)h;
     default:
-        return sgn ? (int64_t)(h % 7) - 3 : (int64_t)(h % 7);
+        return sgn ? (int64_t)((h >> 32) % 7) - 3 : (int64_t)((h >> 32) % 7);
     }
 }
 
-/* Store integer v (exact) as one element of dt. */
-static inline void store_int(plx_dtype_t dt, void *p, int64_t v)
+static int dt_signed(plx_dtype_t dt) { return is_signed_int(dt) || is_float(dt); }
+
+/* Store integer v (exact for the values used) as element i of dt. */
+static inline void store_int(plx_dtype_t dt, void *buf, size_t i, int64_t v)
 {
     switch (dt) {
-    case PLX_INT8: { int8_t x = (int8_t)v; memcpy(p, &x, 1); break; }
-    case PLX_UINT8: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
-    case PLX_INT32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); break; }
-    case PLX_UINT32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
-    case PLX_INT64: { int64_t x = v; memcpy(p, &x, 8); break; }
-    case PLX_UINT64: { uint64_t x = (uint64_t)v; memcpy(p, &x, 8); break; }
-    case PLX_FLOAT16: { uint16_t x = f2h((float)v); memcpy(p, &x, 2); break; }
-    case PLX_BFLOAT16: { uint16_t x = f2bf((float)v); memcpy(p, &x, 2); break; }
-    case PLX_FLOAT32: { float x = (float)v; memcpy(p, &x, 4); break; }
-    case PLX_FLOAT64: { double x = (double)v; memcpy(p, &x, 8); break; }
+    case PLX_INT8: ((int8_t *)buf)[i] = (int8_t)v; break;
+    case PLX_UINT8: ((uint8_t *)buf)[i] = (uint8_t)v; break;
+    case PLX_INT32: ((int32_t *)buf)[i] = (int32_t)v; break;
+    case PLX_UINT32: ((uint32_t *)buf)[i] = (uint32_t)v; break;
+    case PLX_INT64: ((int64_t *)buf)[i] = v; break;
+    case PLX_UINT64: ((uint64_t *)buf)[i] = (uint64_t)v; break;
+    case PLX_FLOAT16: ((uint16_t *)buf)[i] = f2h((float)v); break;
+    case PLX_BFLOAT16: ((uint16_t *)buf)[i] = f2bf((float)v); break;
+    case PLX_FLOAT32: ((float *)buf)[i] = (float)v; break;
+    case PLX_FLOAT64: ((double *)buf)[i] = (double)v; break;
     default: break;
     }
 }
 
-/* Hashed bits for copy collectives; float types never get NaN/Inf. */
-static inline void store_copy(plx_dtype_t dt, void *p, uint64_t h)
-{
-    switch (dt) {
-    case PLX_FLOAT16: case PLX_BFLOAT16: h &= ~(1ull << 14); break;
-    case PLX_FLOAT32: h &= ~(1ull << 30); break;
-    case PLX_FLOAT64: h &= ~(1ull << 62); break;
-    default: break;
-    }
-    memcpy(p, &h, esize(dt));   /* little endian: low bytes */
-}
-
-/* Write element k (global input index) of generator gen into p. */
-static inline void gen_elem(plx_dtype_t dt, int kind, int gen, uint64_t tid, size_t k, void *p)
-{
-    if (kind == K_COPY)
-        store_copy(dt, p, hval(gen, tid, k));
-    else
-        store_int(dt, p, small_val(dt, kind, gen, tid, k));
-}
-
-/* Fill n elements starting at input index k0 into buf. */
+/* Fill n elements: input indices k0 .. k0+n-1 of generator gen.  Buffers
+ * are 64-byte aligned plus whole elements, so typed stores are fine. */
 static void gen_fill(plx_dtype_t dt, int kind, int gen, uint64_t tid, size_t k0, size_t n, void *buf)
 {
-    size_t es = esize(dt);
-    unsigned char *b = buf;
-    for (size_t i = 0; i < n; i++)
-        gen_elem(dt, kind, gen, tid, k0 + i, b + i * es);
+    const uint64_t base = base_of(gen, tid);
+    if (kind == K_COPY) {
+        /* hashed bits; float types never get NaN/Inf (top exponent bit cleared) */
+        uint64_t mask = ~0ull;
+        if (dt == PLX_FLOAT16 || dt == PLX_BFLOAT16) mask = ~(1ull << 14);
+        else if (dt == PLX_FLOAT32) mask = ~(1ull << 30);
+        else if (dt == PLX_FLOAT64) mask = ~(1ull << 62);
+        switch (esize(dt)) {
+        case 1: for (size_t i = 0; i < n; i++) ((uint8_t *)buf)[i] = (uint8_t)hk(base, k0 + i); break;
+        case 2: for (size_t i = 0; i < n; i++) ((uint16_t *)buf)[i] = (uint16_t)(hk(base, k0 + i) & mask); break;
+        case 4: for (size_t i = 0; i < n; i++) ((uint32_t *)buf)[i] = (uint32_t)(hk(base, k0 + i) & mask); break;
+        default: for (size_t i = 0; i < n; i++) ((uint64_t *)buf)[i] = hk(base, k0 + i) & mask; break;
+        }
+        return;
+    }
+    const int sgn = dt_signed(dt);
+    if (dt == PLX_FLOAT16 || dt == PLX_BFLOAT16) {
+        /* small integers only (no K_BITS on floats): a table */
+        uint16_t tab[17];
+        for (int v = -8; v <= 8; v++)
+            tab[v + 8] = dt == PLX_FLOAT16 ? f2h((float)v) : f2bf((float)v);
+        for (size_t i = 0; i < n; i++)
+            ((uint16_t *)buf)[i] = tab[small_from(kind, sgn, hk(base, k0 + i)) + 8];
+        return;
+    }
+#define GEN_LOOP(T) for (size_t i = 0; i < n; i++) ((T *)buf)[i] = (T)small_from(kind, sgn, hk(base, k0 + i))
+    switch (dt) {
+    case PLX_INT8: GEN_LOOP(int8_t); break;
+    case PLX_UINT8: GEN_LOOP(uint8_t); break;
+    case PLX_INT32: GEN_LOOP(int32_t); break;
+    case PLX_UINT32: GEN_LOOP(uint32_t); break;
+    case PLX_INT64: GEN_LOOP(int64_t); break;
+    case PLX_UINT64: GEN_LOOP(uint64_t); break;
+    case PLX_FLOAT32: GEN_LOOP(float); break;
+    case PLX_FLOAT64: GEN_LOOP(double); break;
+    default: break;
+    }
+#undef GEN_LOOP
 }
 
 /* ---- reference reductions ---------------------------------------------- */
@@ -274,48 +301,67 @@ static int op_kind(int op)
     return K_SMALL;
 }
 
-/* Reference result of op over the inputs of gens[0..n-1] at index k.
- * *tol_ulp gets the allowed ulp distance. */
-static void ref_reduce(plx_dtype_t dt, int op, const int *gens, int n, uint64_t tid, size_t k,
-                       void *out, int *tol_ulp)
+/* Scratch memory, grown on demand. */
+typedef struct scratch {
+    void *p;
+    size_t cap;
+} scratch_t;
+
+static void *scratch_need(scratch_t *s, size_t bytes)
 {
-    int kind = op_kind(op);
-    *tol_ulp = 0;
-    if (kind == K_BITS) {
-        uint64_t acc = (uint64_t)small_val(dt, kind, gens[0], tid, k);
-        for (int r = 1; r < n; r++) {
-            uint64_t v = (uint64_t)small_val(dt, kind, gens[r], tid, k);
-            if (op == PLX_BAND) acc &= v;
-            else if (op == PLX_BOR) acc |= v;
-            else acc ^= v;
-        }
-        memcpy(out, &acc, esize(dt));
-        return;
+    if (bytes > s->cap || !s->p) {
+        free(s->p);
+        s->p = NULL;
+        if (posix_memalign(&s->p, 64, bytes ? bytes : 64) != 0)
+            die("out of memory (%zu bytes)", bytes);
+        s->cap = bytes;
     }
-    int64_t acc = small_val(dt, kind, gens[0], tid, k);
-    for (int r = 1; r < n; r++) {
-        int64_t v = small_val(dt, kind, gens[r], tid, k);
+    return s->p;
+}
+
+static scratch_t g_exp, g_pristine, g_acc;
+
+/* exp[0..cnt) = op over the inputs of gens[0..n) at indices k0.. (in dt). */
+static void ref_reduce_vec(plx_dtype_t dt, int op, const int *gens, int n, uint64_t tid, size_t k0,
+                           size_t cnt, void *exp)
+{
+    const int kind = op_kind(op), sgn = dt_signed(dt);
+    int64_t *acc = scratch_need(&g_acc, cnt * sizeof(int64_t));
+    for (int r = 0; r < n; r++) {
+        const uint64_t base = base_of(gens[r], tid);
+#define RED_LOOP(EXPR) for (size_t i = 0; i < cnt; i++) { int64_t v = small_from(kind, sgn, hk(base, k0 + i)); EXPR; }
+        if (r == 0) {
+            RED_LOOP(acc[i] = v);
+            continue;
+        }
         switch (op) {
-        case PLX_SUM: case PLX_AVG: acc += v; break;
-        case PLX_PROD: acc *= v; break;
-        case PLX_MIN: if (v < acc) acc = v; break;
-        case PLX_MAX: if (v > acc) acc = v; break;
+        case PLX_SUM: case PLX_AVG: RED_LOOP(acc[i] += v); break;
+        case PLX_PROD: RED_LOOP(acc[i] *= v); break;
+        case PLX_MIN: RED_LOOP(if (v < acc[i]) acc[i] = v); break;
+        case PLX_MAX: RED_LOOP(if (v > acc[i]) acc[i] = v); break;
+        case PLX_BAND: RED_LOOP(acc[i] &= v); break;
+        case PLX_BOR: RED_LOOP(acc[i] |= v); break;
+        case PLX_BXOR: RED_LOOP(acc[i] ^= v); break;
         default: break;
         }
+#undef RED_LOOP
     }
-    if (op != PLX_AVG) {
-        store_int(dt, out, acc);
-        return;
-    }
-    switch (dt) {
-    case PLX_FLOAT16: { uint16_t x = f2h((float)acc / (float)n); memcpy(out, &x, 2); *tol_ulp = 1; break; }
-    case PLX_BFLOAT16: { uint16_t x = f2bf((float)acc / (float)n); memcpy(out, &x, 2); *tol_ulp = 1; break; }
-    case PLX_FLOAT32: { float x = (float)acc / (float)n; memcpy(out, &x, 4); *tol_ulp = 1; break; }
-    case PLX_FLOAT64: { double x = (double)acc / (double)n; memcpy(out, &x, 8); *tol_ulp = 1; break; }
-    default:
-        /* inputs are >= 0 for unsigned types, so int64 division agrees */
-        store_int(dt, out, acc / n);
-        break;
+    for (size_t i = 0; i < cnt; i++) {
+        int64_t v = acc[i];
+        if (op != PLX_AVG) {
+            store_int(dt, exp, i, v);
+            continue;
+        }
+        switch (dt) {
+        case PLX_FLOAT16: ((uint16_t *)exp)[i] = f2h((float)v / (float)n); break;
+        case PLX_BFLOAT16: ((uint16_t *)exp)[i] = f2bf((float)v / (float)n); break;
+        case PLX_FLOAT32: ((float *)exp)[i] = (float)v / (float)n; break;
+        case PLX_FLOAT64: ((double *)exp)[i] = (double)v / (double)n; break;
+        default:
+            /* C integer division; inputs are >= 0 for unsigned types */
+            store_int(dt, exp, i, v / n);
+            break;
+        }
     }
 }
 
@@ -453,45 +499,56 @@ static void check_untouched(const tcase_t *t, gbuf_t *b, size_t bytes, const cha
     }
 }
 
-/* n elements at p must equal generator gen's input from index k0 on. */
-static void check_input(const tcase_t *t, const void *p, int kind, int gen, uint64_t tid,
-                        size_t k0, size_t n, const char *name)
+/* got[0..cnt) against exp[0..cnt): a memcmp, then (on a difference) the
+ * first element outside the tolerance. */
+static void compare(const tcase_t *t, const void *got, const void *exp, size_t cnt, int tol,
+                    const char *what)
 {
     size_t es = esize(t->dt);
-    unsigned char e[8];
-    const unsigned char *b = p;
     g_checks++;
-    for (size_t i = 0; i < n; i++) {
-        gen_elem(t->dt, kind, gen, tid, k0 + i, e);
-        if (memcmp(b + i * es, e, es) != 0) {
+    if (memcmp(got, exp, cnt * es) == 0)
+        return;
+    const unsigned char *g = got, *e = exp;
+    for (size_t i = 0; i < cnt; i++) {
+        if (!elem_equal(t->dt, g + i * es, e + i * es, tol)) {
             char gs[64], xs[64];
-            fmt_elem(t->dt, b + i * es, gs, sizeof gs);
-            fmt_elem(t->dt, e, xs, sizeof xs);
-            report(t, g_rank, name, (long)i, gs, xs);
+            fmt_elem(t->dt, g + i * es, gs, sizeof gs);
+            fmt_elem(t->dt, e + i * es, xs, sizeof xs);
+            report(t, g_rank, what, (long)i, gs, xs);
             return;
         }
     }
 }
 
-/* n elements at p must equal the reduction over all gens at index k0+i. */
-static void check_reduced(const tcase_t *t, const void *p, const int *gens, int n, uint64_t tid,
-                          size_t k0, size_t cnt, const char *name)
+/* cnt elements at got must be generator gen's input from index k0 on. */
+static void check_input(const tcase_t *t, const void *got, int kind, int gen, uint64_t tid,
+                        size_t k0, size_t cnt, const char *what)
 {
-    size_t es = esize(t->dt);
-    unsigned char e[8];
-    const unsigned char *b = p;
-    int tol;
-    g_checks++;
-    for (size_t i = 0; i < cnt; i++) {
-        ref_reduce(t->dt, t->op, gens, n, tid, k0 + i, e, &tol);
-        if (!elem_equal(t->dt, b + i * es, e, tol)) {
-            char gs[64], xs[64];
-            fmt_elem(t->dt, b + i * es, gs, sizeof gs);
-            fmt_elem(t->dt, e, xs, sizeof xs);
-            report(t, g_rank, name, (long)i, gs, xs);
-            return;
-        }
-    }
+    void *e = scratch_need(&g_exp, cnt * esize(t->dt));
+    gen_fill(t->dt, kind, gen, tid, k0, cnt, e);
+    compare(t, got, e, cnt, 0, what);
+}
+
+/* cnt elements at got must be the reduction over all gens at k0.. */
+static void check_reduced(const tcase_t *t, const void *got, const int *gens, int n, uint64_t tid,
+                          size_t k0, size_t cnt, const char *what)
+{
+    void *e = scratch_need(&g_exp, cnt * esize(t->dt));
+    ref_reduce_vec(t->dt, t->op, gens, n, tid, k0, cnt, e);
+    compare(t, got, e, cnt, (t->op == PLX_AVG && is_float(t->dt)) ? 1 : 0, what);
+}
+
+/* Input generated into p (cnt elements) and a pristine copy kept. */
+static void make_input(const tcase_t *t, int kind, int gen, uint64_t tid, size_t cnt, void *p)
+{
+    gen_fill(t->dt, kind, gen, tid, 0, cnt, p);
+    void *pr = scratch_need(&g_pristine, cnt * esize(t->dt));
+    memcpy(pr, p, cnt * esize(t->dt));
+}
+
+static void check_pristine(const tcase_t *t, const void *p, size_t cnt, const char *what)
+{
+    compare(t, p, g_pristine.p, cnt, 0, what);
 }
 
 static int check_status(const tcase_t *t, plx_status_t st)
@@ -532,10 +589,13 @@ static void run_case(plx_comm_t comm, const int *gens, const tcase_t *t)
         gbuf_need(rb, rbytes);
         gbuf_sentinel(rb, rbytes);
         if (isroot)
-            gen_fill(dt, kind, mygen, tid, 0, c, gbuf_ptr(rb));
+            make_input(t, kind, mygen, tid, c, gbuf_ptr(rb));
         st = plx_bcast(gbuf_ptr(rb), c, dt, root, comm);
         if (!check_status(t, st)) return;
-        check_input(t, gbuf_ptr(rb), kind, gens[root], tid, 0, c, isroot ? "root-buf-changed" : "result");
+        if (isroot)
+            check_pristine(t, gbuf_ptr(rb), c, "root-buf-changed");
+        else
+            check_input(t, gbuf_ptr(rb), kind, gens[root], tid, 0, c, "result");
         check_guards(t, rb, rbytes, "buf");
         return;
 
@@ -549,10 +609,7 @@ static void run_case(plx_comm_t comm, const int *gens, const tcase_t *t)
         gbuf_need(rb, rbytes);
         gbuf_sentinel(sb, sbytes);
         gbuf_sentinel(rb, rbytes);
-        if (use_ip)
-            gen_fill(dt, kind, mygen, tid, 0, c, gbuf_ptr(rb));
-        else
-            gen_fill(dt, kind, mygen, tid, 0, c, gbuf_ptr(sb));
+        make_input(t, kind, mygen, tid, c, use_ip ? gbuf_ptr(rb) : gbuf_ptr(sb));
         const void *s = use_ip ? PLX_IN_PLACE : (const void *)gbuf_ptr(sb);
         if (all)
             st = plx_allreduce(s, gbuf_ptr(rb), c, dt, (plx_op_t)t->op, comm);
@@ -560,10 +617,8 @@ static void run_case(plx_comm_t comm, const int *gens, const tcase_t *t)
             st = plx_reduce(s, gbuf_ptr(rb), c, dt, (plx_op_t)t->op, root, comm);
         if (!check_status(t, st)) return;
         if (!use_ip) {
-            check_input(t, gbuf_ptr(sb), kind, mygen, tid, 0, c, "sendbuf-changed");
+            check_pristine(t, gbuf_ptr(sb), c, "sendbuf-changed");
             check_guards(t, sb, sbytes, "sendbuf");
-        } else {
-            check_untouched(t, sb, sbytes, "unused-sendbuf-written");
         }
         if (all || isroot)
             check_reduced(t, gbuf_ptr(rb), gens, n, tid, 0, c, "result");
@@ -583,10 +638,7 @@ static void run_case(plx_comm_t comm, const int *gens, const tcase_t *t)
         gbuf_need(rb, rbytes);
         gbuf_sentinel(sb, sbytes);
         gbuf_sentinel(rb, rbytes);
-        if (use_ip)
-            gen_fill(dt, kind, mygen, tid, 0, c, gbuf_ptr(rb) + (size_t)me * c * es);
-        else
-            gen_fill(dt, kind, mygen, tid, 0, c, gbuf_ptr(sb));
+        make_input(t, kind, mygen, tid, c, use_ip ? gbuf_ptr(rb) + (size_t)me * c * es : gbuf_ptr(sb));
         const void *s = use_ip ? PLX_IN_PLACE : (const void *)gbuf_ptr(sb);
         if (all)
             st = plx_allgather(s, gbuf_ptr(rb), c, dt, comm);
@@ -594,10 +646,8 @@ static void run_case(plx_comm_t comm, const int *gens, const tcase_t *t)
             st = plx_gather(s, gbuf_ptr(rb), c, dt, root, comm);
         if (!check_status(t, st)) return;
         if (!use_ip) {
-            check_input(t, gbuf_ptr(sb), kind, mygen, tid, 0, c, "sendbuf-changed");
+            check_pristine(t, gbuf_ptr(sb), c, "sendbuf-changed");
             check_guards(t, sb, sbytes, "sendbuf");
-        } else {
-            check_untouched(t, sb, sbytes, "unused-sendbuf-written");
         }
         if (all || isroot) {
             for (int j = 0; j < n; j++) {
@@ -619,15 +669,13 @@ static void run_case(plx_comm_t comm, const int *gens, const tcase_t *t)
         gbuf_need(rb, rbytes);
         gbuf_sentinel(sb, sbytes);
         gbuf_sentinel(rb, rbytes);
-        gen_fill(dt, kind, mygen, tid, 0, nc, ip ? gbuf_ptr(rb) : gbuf_ptr(sb));
+        make_input(t, kind, mygen, tid, nc, ip ? gbuf_ptr(rb) : gbuf_ptr(sb));
         const void *s = ip ? PLX_IN_PLACE : (const void *)gbuf_ptr(sb);
         st = plx_reduce_scatter(s, gbuf_ptr(rb), c, dt, (plx_op_t)t->op, comm);
         if (!check_status(t, st)) return;
         if (!ip) {
-            check_input(t, gbuf_ptr(sb), kind, mygen, tid, 0, nc, "sendbuf-changed");
+            check_pristine(t, gbuf_ptr(sb), nc, "sendbuf-changed");
             check_guards(t, sb, sbytes, "sendbuf");
-        } else {
-            check_untouched(t, sb, sbytes, "unused-sendbuf-written");
         }
         check_reduced(t, gbuf_ptr(rb), gens, n, tid, (size_t)me * c, c, "result");
         check_guards(t, rb, rbytes, "recvbuf");
@@ -641,15 +689,13 @@ static void run_case(plx_comm_t comm, const int *gens, const tcase_t *t)
         gbuf_need(rb, rbytes);
         gbuf_sentinel(sb, sbytes);
         gbuf_sentinel(rb, rbytes);
-        gen_fill(dt, kind, mygen, tid, 0, nc, ip ? gbuf_ptr(rb) : gbuf_ptr(sb));
+        make_input(t, kind, mygen, tid, nc, ip ? gbuf_ptr(rb) : gbuf_ptr(sb));
         const void *s = ip ? PLX_IN_PLACE : (const void *)gbuf_ptr(sb);
         st = plx_alltoall(s, gbuf_ptr(rb), c, dt, comm);
         if (!check_status(t, st)) return;
         if (!ip) {
-            check_input(t, gbuf_ptr(sb), kind, mygen, tid, 0, nc, "sendbuf-changed");
+            check_pristine(t, gbuf_ptr(sb), nc, "sendbuf-changed");
             check_guards(t, sb, sbytes, "sendbuf");
-        } else {
-            check_untouched(t, sb, sbytes, "unused-sendbuf-written");
         }
         for (int i = 0; i < n; i++) {
             char what[48];
@@ -669,15 +715,14 @@ static void run_case(plx_comm_t comm, const int *gens, const tcase_t *t)
         gbuf_sentinel(sb, sbytes);
         gbuf_sentinel(rb, rbytes);
         if (isroot)
-            gen_fill(dt, kind, mygen, tid, 0, nc, gbuf_ptr(sb));
+            make_input(t, kind, mygen, tid, nc, gbuf_ptr(sb));
         void *r = use_ip ? PLX_IN_PLACE : (void *)gbuf_ptr(rb);
         st = plx_scatter(gbuf_ptr(sb), r, c, dt, root, comm);
         if (!check_status(t, st)) return;
-        if (isroot) {
-            check_input(t, gbuf_ptr(sb), kind, mygen, tid, 0, nc, "sendbuf-changed");
-        } else {
+        if (isroot)
+            check_pristine(t, gbuf_ptr(sb), nc, "sendbuf-changed");
+        else
             check_untouched(t, sb, sbytes, "ignored-sendbuf-written");
-        }
         check_guards(t, sb, sbytes, "sendbuf");
         if (use_ip)
             check_untouched(t, rb, rbytes, "unused-recvbuf-written");
@@ -1106,6 +1151,9 @@ int main(int argc, char **argv)
     free(gens);
     free(g_sb.base);
     free(g_rb.base);
+    free(g_exp.p);
+    free(g_pristine.p);
+    free(g_acc.p);
     if (g_rank == 0)
         printf("coll_check: total %.2f s\n", now_mono() - t_all);
     printf("coll_check: rank %d size %d: %ld checks, %ld failures\n", g_rank, g_size, g_checks, g_fails);

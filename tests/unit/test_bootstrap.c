@@ -668,7 +668,7 @@ START_TEST(server_refuses_strangers)
 {
     int port;
     plx_boot_server_t *s = start_server(3, &port);
-    plx_boot_server_set_limits(s, 0, 700);   /* drop silent connections after 0.7 s */
+    plx_boot_server_set_limits(s, 0, 3000);   /* drop silent connections after 3 s */
     ck_assert_int_eq(plx_boot_server_start_thread(s), PLX_SUCCESS);
 
     /* strangers first, so the real ranks have to get past them */
@@ -698,14 +698,14 @@ START_TEST(server_refuses_strangers)
     job_start(cs, 3, port, M_FULL, 20);
     job_join(cs, 3, PLX_SUCCESS);
     /* the ranks did not wait for the silent strangers to time out */
-    ck_assert_double_lt(now_s() - t0, 0.65);
+    ck_assert_double_lt(now_s() - t0, 2.5);
 
     ck_assert_int_eq(raw_closed_within(garbage, 2000), 1);
     ck_assert_int_eq(raw_closed_within(oversize, 2000), 1);
     ck_assert_int_eq(raw_closed_within(outrange, 2000), 1);
     ck_assert_int_eq(raw_closed_within(wrongtype, 2000), 1);
-    ck_assert_int_eq(raw_closed_within(silent, 3000), 1);   /* timed out */
-    ck_assert_int_eq(raw_closed_within(half, 3000), 1);
+    ck_assert_int_eq(raw_closed_within(silent, 6000), 1);   /* timed out */
+    ck_assert_int_eq(raw_closed_within(half, 6000), 1);
 
     /* and the server still serves a new round afterwards */
     cl_t cs2[3] = { { .rounds = 1 }, { .rounds = 1 }, { .rounds = 1 } };
@@ -975,6 +975,7 @@ START_TEST(peer_failure_reaches_everyone)
     close(fd);                            /* ...and dies without goodbye */
     job_join(cs, 2, PLX_ERR_PEER_FAILED);
     ck_assert_double_lt(now_s() - t0, 2.0);
+    plx_boot_server_stop_thread(s, 0);   /* its state is read from this thread now */
     ck_assert_int_eq(plx_boot_server_rank_failed(s, 2), 1);
     ck_assert_int_eq(plx_boot_server_rank_failed(s, 0), 0);
     plx_boot_server_destroy(s);
@@ -1096,6 +1097,72 @@ START_TEST(server_parks_early_reconnect)
 }
 END_TEST
 
+/* Many strangers sending mutated handshakes (bit flips, truncation, junk
+ * tails) while a job runs: every one is refused or dropped, the job is not
+ * disturbed.  Deterministic (fixed seed). */
+struct fuzz { int port; uint64_t rng; };
+
+static uint32_t rnd(struct fuzz *z)
+{
+    z->rng ^= z->rng << 13; z->rng ^= z->rng >> 7; z->rng ^= z->rng << 17;
+    return (uint32_t)(z->rng >> 11);
+}
+
+static void *fuzzer(void *arg)
+{
+    struct fuzz *z = arg;
+    for (int i = 0; i < 150; i++) {
+        int fd = raw_connect(z->port);
+        uint8_t f[PLX_BOOT_HDR_BYTES + PLX_BOOT_AUTH_BYTES + 64];
+        plx_boot_hdr_make(f, PLX_BOOT_AUTH, 0, rnd(z) % 4, 0, PLX_BOOT_AUTH_BYTES);
+        plx_put_be32(f + PLX_BOOT_HDR_BYTES, 3);
+        for (size_t k = PLX_BOOT_HDR_BYTES + 4; k < sizeof f; k++) f[k] = (uint8_t)rnd(z);
+        int flips = (int)(rnd(z) % 4);
+        for (int k = 0; k < flips; k++) f[rnd(z) % PLX_BOOT_HDR_BYTES] ^= (uint8_t)(1u << (rnd(z) % 8));
+        size_t len = rnd(z) % 2 ? sizeof f - 64 : rnd(z) % sizeof f;
+        send(fd, f, len, MSG_NOSIGNAL);
+        if (rnd(z) % 4 == 0) msleep(1);
+        close(fd);
+    }
+    return NULL;
+}
+
+START_TEST(server_survives_fuzz)
+{
+    int port;
+    plx_boot_server_t *s = start_server(3, &port);
+    plx_boot_server_set_limits(s, 0, 2000);
+    int save = plx_log_level;
+    plx_log_level = PLX_LOG_ERROR;   /* 300 refusals would drown the test log */
+    ck_assert_int_eq(plx_boot_server_start_thread(s), PLX_SUCCESS);
+    pthread_t f1, f2;
+    struct fuzz z1 = { port, 0x9e3779b97f4a7c15ull }, z2 = { port, 0x2545f4914f6cdd1dull };
+    pthread_create(&f1, NULL, fuzzer, &z1);
+    pthread_create(&f2, NULL, fuzzer, &z2);
+    cl_t cs[3] = { { .rounds = 3 }, { .rounds = 3 }, { .rounds = 3 } };
+    job_start(cs, 3, port, M_FULL, 30);
+    job_join(cs, 3, PLX_SUCCESS);
+    pthread_join(f1, NULL);
+    pthread_join(f2, NULL);
+    /* let the server finish with the last strangers (stats are read with
+     * its thread stopped) */
+    plx_boot_server_stats_t st;
+    for (int i = 0; i < 100; i++) {
+        plx_boot_server_stop_thread(s, 0);
+        plx_boot_server_get_stats(s, &st);
+        if (st.refused + st.dropped >= 300) break;
+        ck_assert_int_eq(plx_boot_server_start_thread(s), PLX_SUCCESS);
+        msleep(50);
+    }
+    plx_log_level = save;
+    ck_assert_uint_eq(st.authenticated, 3);
+    ck_assert_uint_eq(st.failed_ranks, 0);
+    ck_assert_uint_eq(st.accepted, 303);
+    ck_assert_uint_eq(st.refused + st.dropped, 300);
+    plx_boot_server_destroy(s);
+}
+END_TEST
+
 /* ========================================================================= */
 
 static Suite *suite(void)
@@ -1142,6 +1209,7 @@ static Suite *suite(void)
     tcase_add_test(tc, rank0_serve_port_taken);
     tcase_add_test(tc, server_new_round_after_goodbyes);
     tcase_add_test(tc, server_parks_early_reconnect);
+    tcase_add_test(tc, server_survives_fuzz);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -46,6 +46,13 @@ static int is_signed_int(plx_dtype_t dt)
     return dt == PLX_INT8 || dt == PLX_INT32 || dt == PLX_INT64;
 }
 
+/* ck_assert* write a checkpoint to Check's pipe on every call (a syscall),
+ * which makes million-iteration loops crawl: loops use this instead. */
+#define CHECK(cond, ...)                                                        \
+    do {                                                                        \
+        if (!(cond)) ck_abort_msg(__VA_ARGS__);                                 \
+    } while (0)
+
 static void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
@@ -319,9 +326,9 @@ START_TEST(test_valid_combos)
             plx_op_t op = (plx_op_t)o;
             int bitwise = op == PLX_BAND || op == PLX_BOR || op == PLX_BXOR;
             int want = !(bitwise && is_float(dt));
-            ck_assert_msg(plx_op_valid(dt, op) == want, "%s %s", plx_dtype_name(dt),
+            CHECK(plx_op_valid(dt, op) == want, "%s %s", plx_dtype_name(dt),
                           plx_op_name(op));
-            ck_assert_msg((plx_reduce_fn(dt, op) != NULL) == want, "%s %s",
+            CHECK((plx_reduce_fn(dt, op) != NULL) == want, "%s %s",
                           plx_dtype_name(dt), plx_op_name(op));
         }
         /* AVG reduces as SUM */
@@ -478,19 +485,19 @@ START_TEST(test_misaligned)
                 memcpy(x + sx, a + sa, n * es);
                 plx_reduce_local(x + sx, b + sb, n, dt, op);
                 for (size_t i = 0; i < n; i++)
-                    ck_assert_msg(elem_same(dt, x + sx + i * es, e + i * es),
+                    CHECK(elem_same(dt, x + sx + i * es, e + i * es),
                                   "local %s %s n=%zu k=%d i=%zu", plx_dtype_name(dt),
                                   plx_op_name(op), n, k, i);
                 memset(x, 0, cap);
                 plx_reduce_local3(x + sx, a + sa, b + sb, n, dt, op);
                 for (size_t i = 0; i < n; i++)
-                    ck_assert_msg(elem_same(dt, x + sx + i * es, e + i * es),
+                    CHECK(elem_same(dt, x + sx + i * es, e + i * es),
                                   "local3 %s %s n=%zu k=%d i=%zu", plx_dtype_name(dt),
                                   plx_op_name(op), n, k, i);
                 memcpy(x + sx, b + sb, n * es);   /* dst == b, misaligned */
                 plx_reduce_local3(x + sx, a + sa, x + sx, n, dt, op);
                 for (size_t i = 0; i < n; i++)
-                    ck_assert_msg(elem_same(dt, x + sx + i * es, e + i * es),
+                    CHECK(elem_same(dt, x + sx + i * es, e + i * es),
                                   "local3 dst==b %s %s n=%zu k=%d i=%zu", plx_dtype_name(dt),
                                   plx_op_name(op), n, k, i);
             }
@@ -570,7 +577,7 @@ START_TEST(test_f16_correctly_rounded)
             double da = ref_decode(a[i], &F16), db = ref_decode(b[i], &F16);
             double exact = op == PLX_SUM ? da + db : da * db;   /* exact in double */
             uint16_t want = ref_from_float(exact, &F16);
-            ck_assert_msg(x[i] == want || (half_isnan(x[i], &F16) && half_isnan(want, &F16)),
+            CHECK(x[i] == want || (half_isnan(x[i], &F16) && half_isnan(want, &F16)),
                           "%s 0x%04x 0x%04x -> 0x%04x, want 0x%04x", op ? "prod" : "sum",
                           a[i], b[i], x[i], want);
         }
@@ -588,15 +595,15 @@ START_TEST(test_f16_all_patterns)
         float f = plx_f16_to_f32(h);
         double ref = ref_decode(h, &F16);
         uint16_t back = plx_f32_to_f16(f);
-        ck_assert_msg(!signbit(f) == !(h & 0x8000), "sign of 0x%04x", h);
+        CHECK(!signbit(f) == !(h & 0x8000), "sign of 0x%04x", h);
         if (isnan(ref)) {
             /* payload carried exactly into the float, back as a quiet NaN */
             uint32_t want = (uint32_t)(h & 0x8000) << 16 | 0x7f800000u | (uint32_t)(h & 0x3ff) << 13;
-            ck_assert_msg(plx_f32_bits(f) == want, "NaN 0x%04x -> 0x%08x", h, plx_f32_bits(f));
-            ck_assert_msg(back == (h | 0x0200), "NaN 0x%04x -> 0x%04x", h, back);
+            CHECK(plx_f32_bits(f) == want, "NaN 0x%04x -> 0x%08x", h, plx_f32_bits(f));
+            CHECK(back == (h | 0x0200), "NaN 0x%04x -> 0x%04x", h, back);
         } else {
-            ck_assert_msg((double)f == ref, "0x%04x -> %a, want %a", h, (double)f, ref);
-            ck_assert_msg(back == h, "round trip 0x%04x -> 0x%04x", h, back);
+            CHECK((double)f == ref, "0x%04x -> %a, want %a", h, (double)f, ref);
+            CHECK(back == h, "round trip 0x%04x -> 0x%04x", h, back);
         }
     }
 }
@@ -609,13 +616,13 @@ START_TEST(test_bf16_all_patterns)
         float f = plx_bf16_to_f32(h);
         double ref = ref_decode(h, &BF16);
         uint16_t back = plx_f32_to_bf16(f);
-        ck_assert_uint_eq(plx_f32_bits(f), u << 16);
+        CHECK(plx_f32_bits(f) == u << 16, "bf16 0x%04x -> 0x%08x", h, plx_f32_bits(f));
         if (isnan(ref)) {
-            ck_assert(isnan(f));
-            ck_assert_msg(back == (h | 0x0040), "NaN 0x%04x -> 0x%04x", h, back);
+            CHECK(isnan(f), "bf16 NaN 0x%04x", h);
+            CHECK(back == (h | 0x0040), "NaN 0x%04x -> 0x%04x", h, back);
         } else {
-            ck_assert_msg((double)f == ref && !signbit(f) == !(h & 0x8000), "0x%04x", h);
-            ck_assert_msg(back == h, "round trip 0x%04x -> 0x%04x", h, back);
+            CHECK((double)f == ref && !signbit(f) == !(h & 0x8000), "0x%04x", h);
+            CHECK(back == h, "round trip 0x%04x -> 0x%04x", h, back);
         }
     }
 }
@@ -626,11 +633,11 @@ static void check_f2h(float f, const struct hfmt *F)
     uint16_t got = F == &F16 ? plx_f32_to_f16(f) : plx_f32_to_bf16(f);
     uint16_t want = ref_from_float(f, F);
     if (isnan(f)) {
-        ck_assert_msg(half_isnan(got, F) && !(got & 0x8000) == !signbit(f),
+        CHECK(half_isnan(got, F) && !(got & 0x8000) == !signbit(f),
                       "%s: NaN 0x%08x -> 0x%04x", F == &F16 ? "f16" : "bf16", plx_f32_bits(f), got);
         return;
     }
-    ck_assert_msg(got == want, "%s: %a (0x%08x) -> 0x%04x, want 0x%04x",
+    CHECK(got == want, "%s: %a (0x%08x) -> 0x%04x, want 0x%04x",
                   F == &F16 ? "f16" : "bf16", (double)f, plx_f32_bits(f), got, want);
 }
 
@@ -665,15 +672,16 @@ START_TEST(test_f2h_ties)
         double v0 = ref_decode(h, F);
         double v1 = h + 1 == top ? ldexp(1.0, F->emax + 1) : ref_decode((uint16_t)(h + 1), F);
         float mid = (float)((v0 + v1) / 2);      /* exact: needs p + 1 bits */
-        ck_assert((double)mid == (v0 + v1) / 2);
+        CHECK((double)mid == (v0 + v1) / 2, "midpoint above 0x%04x not exact", h);
         uint16_t even = (h & 1) ? (uint16_t)(h + 1) : h;
         for (int s = 0; s < 2; s++) {
             float m = s ? -mid : mid;
             uint16_t sg = s ? 0x8000 : 0;
             uint16_t (*conv)(float) = F == &F16 ? plx_f32_to_f16 : plx_f32_to_bf16;
-            ck_assert_msg(conv(m) == (sg | even), "tie %a -> 0x%04x", (double)m, conv(m));
-            ck_assert(conv(nextafterf(m, s ? -INFINITY : INFINITY)) == (sg | (h + 1)));
-            ck_assert(conv(nextafterf(m, 0.0f)) == (sg | h));
+            CHECK(conv(m) == (sg | even), "tie %a -> 0x%04x", (double)m, conv(m));
+            CHECK(conv(nextafterf(m, s ? -INFINITY : INFINITY)) == (sg | (h + 1)),
+                  "just above tie %a", (double)m);
+            CHECK(conv(nextafterf(m, 0.0f)) == (sg | h), "just below tie %a", (double)m);
         }
     }
 }
@@ -692,7 +700,7 @@ START_TEST(test_f2h_edges)
         { 0x1.002p0f, 0x3c00 }, { 0x1.006p0f, 0x3c02 }, { 0x1.002002p0f, 0x3c01 },
     };
     for (size_t i = 0; i < sizeof f16e / sizeof f16e[0]; i++)
-        ck_assert_msg(plx_f32_to_f16(f16e[i].f) == f16e[i].h, "f16 %a -> 0x%04x, want 0x%04x",
+        CHECK(plx_f32_to_f16(f16e[i].f) == f16e[i].h, "f16 %a -> 0x%04x, want 0x%04x",
                       (double)f16e[i].f, plx_f32_to_f16(f16e[i].f), f16e[i].h);
     static const struct { uint32_t f; uint16_t h; } bfe[] = {
         { 0x7f7fffff, 0x7f80 },  /* FLT_MAX rounds to Inf */
@@ -706,7 +714,7 @@ START_TEST(test_f2h_edges)
     };
     for (size_t i = 0; i < sizeof bfe / sizeof bfe[0]; i++) {
         uint16_t got = plx_f32_to_bf16(plx_f32_from_bits(bfe[i].f));
-        ck_assert_msg(got == bfe[i].h, "bf16 0x%08x -> 0x%04x, want 0x%04x", bfe[i].f, got, bfe[i].h);
+        CHECK(got == bfe[i].h, "bf16 0x%08x -> 0x%04x, want 0x%04x", bfe[i].f, got, bfe[i].h);
     }
     /* f16 NaNs: low payload must not turn into Inf; sign kept */
     ck_assert_uint_eq(plx_f32_to_f16(plx_f32_from_bits(0x7f800001)), 0x7e00);
@@ -751,7 +759,7 @@ START_TEST(test_avg_finish)
             memcpy(xb, orig, N * es);
             plx_avg_finish(xb, N, dt, d);
             for (size_t i = 0; i < N; i++)
-                ck_assert_msg(elem_same(dt, xb + i * es, w + i * es), "%s /%d i=%zu mis=%d",
+                CHECK(elem_same(dt, xb + i * es, w + i * es), "%s /%d i=%zu mis=%d",
                               plx_dtype_name(dt), d, i, mis);
         }
     }

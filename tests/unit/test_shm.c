@@ -40,6 +40,7 @@ extern int sched_yield(void);
 #define BLOBMAX  256
 #define WAIT_S   40.0     /* bound of any wait inside a rank */
 #define JOB_S    100.0    /* bound of a whole job, below the Check timeout */
+#define SHM_TEST_EAGER_DEFAULT 32768
 #ifndef TEST_IDLE_SPINS
 #define TEST_IDLE_SPINS 64   /* idle polls before each sched_yield in wait loops */
 #endif
@@ -192,6 +193,11 @@ static plx_status_t recv_b(rk_t *k, int peer, uint64_t tag, void *buf, size_t le
 
 typedef void (*body_fn)(rk_t *k);
 
+/* Per-test knobs, set in the test process before run_job forks (this is a
+ * test program: plain statics are fine). */
+static void (*g_preinit)(int rank);   /* runs in each rank before init */
+static int g_expect_init_fail;        /* init must fail on every rank */
+
 static int count_devshm(const char *job)
 {
     char pre[64];
@@ -246,15 +252,24 @@ static void rank_main(int rank, int n, const int *node_of, fake_shared_t *sh, co
     k.cma_off = cma && !strcmp(cma, "0");
     const char *em = getenv("PLX_SHM_EAGER_MAX");
     char *end = NULL;
-    k.eager = em ? strtoul(em, &end, 0) : 16384;
-    if (!em || end == em || *end) k.eager = 16384;   /* what the transport falls back to */
+    /* the transport's default eager limit for <= 8 local ranks (shm_seg.c) */
+    k.eager = em ? strtoul(em, &end, 0) : SHM_TEST_EAGER_DEFAULT;
+    if (!em || end == em || *end) k.eager = SHM_TEST_EAGER_DEFAULT;
 
     plx_tl_env_t env = {
         .rank = rank, .size = n, .node_of = k.node_of, .nnodes = nnodes, .job_id = job,
         .timeout_s = WAIT_S, .log_level = plx_log_level, .boot = &k.boot,
         .allgather = fb_allgather, .barrier = fb_barrier,
     };
+    if (g_preinit) g_preinit(rank);
     plx_status_t st = k.ops->init(&env, &k.tl);
+    if (g_expect_init_fail) {
+        if (st == PLX_SUCCESS) {
+            fprintf(stderr, "rank %d: init should have failed\n", rank);
+            exit(1);
+        }
+        exit(st == PLX_ERR_NOT_SUPPORTED || st == PLX_ERR_TRANSPORT ? 0 : 3);
+    }
     if (st != PLX_SUCCESS) {
         fprintf(stderr, "rank %d: init failed: %d\n", rank, (int)st);
         exit(2);
@@ -319,6 +334,8 @@ static int run_job(int n, const int *node_of, body_fn body, const char *const *e
         usleep(2000);
     }
     munmap(sh, sizeof *sh);
+    g_preinit = NULL;            /* knobs hold for one job (matters under CK_FORK=no) */
+    g_expect_init_fail = 0;
     ck_assert_int_eq(count_devshm(job), 0);
     return failed;
 }
@@ -874,6 +891,73 @@ static void body_dead_sender(rk_t *k)
     free(b);
 }
 
+/* Finalize with messages never received, receives never matched and
+ * cancelled sends: nothing may leak (run under ASan) or hang. */
+static void body_leftovers(rk_t *k)
+{
+    if (k->rank > 1) return;
+    static unsigned char b[1 << 20];
+    plx_tl_req_t r[4];
+    if (k->rank == 0) {
+        CHECK(k, k->ops->isend(k->tl, 1, 1, b, 100, &r[0]) == PLX_SUCCESS, "isend");
+        CHECK(k, k->ops->isend(k->tl, 1, 2, b, 1000, &r[1]) == PLX_SUCCESS, "isend");
+        CHECK(k, k->ops->isend(k->tl, 1, 3, b, sizeof b, &r[2]) == PLX_SUCCESS, "isend");
+        CHECK(k, k->ops->isend(k->tl, 0, 4, b, 10, &r[3]) == PLX_SUCCESS, "self isend");
+        barrier(k);
+        barrier(k);
+        k->ops->cancel(k->tl, &r[2]);   /* keep our buffer from being read after finalize */
+    } else {
+        CHECK(k, k->ops->irecv(k->tl, 0, 77, b, 10, &r[0]) == PLX_SUCCESS, "irecv");
+        barrier(k);
+        drain_a_while(k);
+        barrier(k);
+    }
+}
+
+/* A bootstrap that fails on its n-th allgather. */
+typedef struct failing_boot {
+    int calls, fail_at;
+} failing_boot_t;
+
+static plx_status_t failing_allgather(void *bp, const void *mine, void *all, size_t len)
+{
+    failing_boot_t *b = bp;
+    if (++b->calls == b->fail_at) return PLX_ERR_TIMEOUT;
+    memcpy(all, mine, len);   /* world of one */
+    return PLX_SUCCESS;
+}
+
+/* Rank 0 (the node leader) runs unprivileged from the start, so its CMA
+ * probe of root-owned rank 1 is refused at init: messages 1 -> 0 are staged,
+ * 0 -> 1 still single-copy. */
+static void preinit_drop_rank0(int rank)
+{
+    if (rank != 0 || geteuid() != 0) return;
+    if (setresuid(65534, 65534, 65534) != 0) {
+        perror("setresuid");
+        exit(4);
+    }
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    prctl(PR_SET_DUMPABLE, 1);
+}
+
+static void body_probe_refused(rk_t *k)
+{
+    if (k->rank > 1) return;
+    size_t n = 3u << 20, got;
+    int peer = 1 - k->rank;
+    unsigned char *s = malloc(n), *d = malloc(n);
+    fill(s, n, 60u + (unsigned)k->rank);
+    plx_tl_req_t r;
+    CHECK(k, k->ops->isend(k->tl, peer, 1, s, n, &r) == PLX_SUCCESS, "isend");
+    CHECK(k, recv_b(k, peer, 1, d, n, &got) == PLX_SUCCESS && got == n &&
+             check_fill(d, n, 60u + (unsigned)peer), "large message with CMA refused one way");
+    wait1(k, &r);
+    CHECK(k, r.status == PLX_SUCCESS, "send status");
+    free(s);
+    free(d);
+}
+
 /* Two "nodes": ranks {0,1} and {2,3,4}; each node gets its own segment. */
 static const int two_nodes[] = { 0, 0, 1, 1, 1 };
 static void body_multinode(rk_t *k)
@@ -1041,6 +1125,46 @@ START_TEST(t_runtime_eperm)    { ck_assert_int_eq(run_job(2, NULL, body_runtime_
 END_TEST
 START_TEST(t_dead_sender)      { ck_assert_int_eq(run_job(2, NULL, body_dead_sender, NULL, 0), 0); }
 END_TEST
+START_TEST(t_leftovers)       { ck_assert_int_eq(run_job(2, NULL, body_leftovers, NULL, 0), 0); }
+END_TEST
+START_TEST(t_init_boot_fails)
+{
+    /* the bootstrap fails during the first, then the second exchange: init
+     * returns an error, frees everything and leaves nothing in /dev/shm */
+    for (int at = 1; at <= 2; at++) {
+        char job[32];
+        snprintf(job, sizeof job, "f%dx%d", (int)getpid(), at);
+        failing_boot_t fb = { 0, at };
+        int node_of[1] = { 0 };
+        plx_tl_env_t env = {
+            .rank = 0, .size = 1, .node_of = node_of, .nnodes = 1, .job_id = job, .timeout_s = 1,
+            .boot = &fb, .allgather = failing_allgather, .barrier = NULL,
+        };
+        void *tl = (void *)1;
+        plx_log_level = PLX_LOG_NONE;
+        plx_status_t st = plx_tl_shm_ops.init(&env, &tl);
+        ck_assert_int_eq(st, PLX_ERR_TIMEOUT);
+        ck_assert_ptr_null(tl);
+        ck_assert_int_eq(count_devshm(job), 0);
+        ck_assert_int_eq(fb.calls, at);
+    }
+}
+END_TEST
+START_TEST(t_probe_refused)
+{
+    if (geteuid() != 0) printf("CMA probe refusal test runs only as root (skipped)\n");
+    g_preinit = preinit_drop_rank0;
+    ck_assert_int_eq(run_job(2, NULL, body_probe_refused, NULL, 0), 0);
+}
+END_TEST
+START_TEST(t_probe_refused_forced)
+{
+    static const char *const env[] = { "PLX_SHM_CMA=1", "PLX_LOG=none", NULL };
+    g_preinit = preinit_drop_rank0;
+    g_expect_init_fail = geteuid() == 0;   /* all ranks of the node fail together */
+    ck_assert_int_eq(run_job(2, NULL, body_probe_refused, env, 0), 0);
+}
+END_TEST
 START_TEST(t_peer_failed)     { ck_assert_int_eq(run_job(3, NULL, body_peer_failed, NULL, 0), 0); }
 END_TEST
 START_TEST(t_multinode)       { ck_assert_int_eq(run_job(5, two_nodes, body_multinode, NULL, 1), 0); }
@@ -1090,7 +1214,7 @@ static Suite *shm_suite(void)
 {
     Suite *s = suite_create("shm");
     struct { const char *name; const TTest *t; } all[] = {
-        { "basic", t_init_bad_args },
+        { "basic", t_init_bad_args }, { "basic", t_init_boot_fails }, { "basic", t_leftovers },
         { "basic", t_pingpong }, { "basic", t_tag_order }, { "basic", t_unexpected },
         { "basic", t_many }, { "basic", t_many_tiny_ring }, { "basic", t_self1 },
         { "basic", t_self2 }, { "basic", t_truncate }, { "basic", t_opposite },
@@ -1100,7 +1224,8 @@ static Suite *shm_suite(void)
         { "staging", t_stage_truncate }, { "staging", t_stage_opposite },
         { "staging", t_stage_cancel }, { "staging", t_stage_small_chunks },
         { "staging", t_stage_cancel2 }, { "staging", t_stage_ctrl_full },
-        { "staging", t_runtime_eperm },
+        { "staging", t_runtime_eperm }, { "staging", t_probe_refused },
+        { "staging", t_probe_refused_forced },
         { "ranks", t_alltoall5 }, { "ranks", t_stage_alltoall5 }, { "ranks", t_peer_failed },
         { "ranks", t_dead_sender },
         { "ranks", t_multinode }, { "env", t_env_bad_values }, { "env", t_env_cma_forced },

@@ -489,26 +489,32 @@ static plx_status_t attach_and_probe(shm_tl_t *t, const shm_blob_t *all, const i
     }
     shm_seg_wire(t);
 
-    int need_stage = 0;
+    int refused = 0, first = -1, first_err = 0;
     for (int p = 0; p < t->nlocal; p++) {
         shm_peer_t *pe = &t->peers[p];
         if (t->cma_mode == SHM_CMA_OFF) pe->cma_ok = 0;
         else if (p == t->me) pe->cma_ok = 1;   /* a plain memcpy, no kernel permission involved */
         else {
             const shm_blob_t *b = &all[pe->world];
-            pe->cma_ok = shm_cma_probe(t, p, b->probe_addr, b->probe_val);
-            if (!pe->cma_ok) {
-                if (t->cma_mode == SHM_CMA_ON) {
-                    plx_error("shm: PLX_SHM_CMA=1 but process_vm_readv from rank %d is refused",
-                              pe->world);
-                    return PLX_ERR_NOT_SUPPORTED;
-                }
-                plx_warn("shm: process_vm_readv from rank %d refused; large messages from it use "
-                         "the staging copy", pe->world);
+            int err = shm_cma_probe(t, p, b->probe_addr, b->probe_val);
+            pe->cma_ok = err == 0;
+            if (err && refused++ == 0) {
+                first = pe->world;
+                first_err = err;
             }
         }
-        need_stage |= !pe->cma_ok;
     }
+    if (refused) {
+        /* one line per rank, not one per peer: there may be hundreds */
+        if (t->cma_mode == SHM_CMA_ON) {
+            plx_error("shm: PLX_SHM_CMA=1 but process_vm_readv is refused for %d local peer(s) "
+                      "(rank %d: %s)", refused, first, strerror(first_err));
+            return PLX_ERR_NOT_SUPPORTED;
+        }
+        plx_warn("shm: process_vm_readv refused for %d local peer(s) (rank %d: %s); their large "
+                 "messages use the staging copy", refused, first, strerror(first_err));
+    }
+    int need_stage = refused || t->cma_mode == SHM_CMA_OFF;
     if (need_stage) return shm_seg_reserve_stage_in(t, *fd);
     return PLX_SUCCESS;
 }

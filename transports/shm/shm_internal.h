@@ -274,6 +274,7 @@ void shm_seg_wire(shm_tl_t *t);
 plx_status_t shm_seg_reserve_stage_in(shm_tl_t *t, int fd);
 
 /* ---- large messages (shm_large.c) ---- */
+/* 0 if process_vm_readv from local peer p works, else an errno */
 int  shm_cma_probe(shm_tl_t *t, int p, uint64_t addr, uint64_t val);
 /* sender got a CTS / FIN from local peer p */
 void shm_large_on_cts(shm_tl_t *t, int p, const shm_ctl_t *c);

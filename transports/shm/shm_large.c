@@ -39,10 +39,10 @@ int shm_cma_probe(shm_tl_t *t, int p, uint64_t addr, uint64_t val)
     struct iovec l = { .iov_base = &v, .iov_len = sizeof v };
     struct iovec r = { .iov_base = (void *)(uintptr_t)addr, .iov_len = sizeof v };
     ssize_t n = process_vm_readv(t->peers[p].pid, &l, 1, &r, 1, 0);
-    if (n == (ssize_t)sizeof v && v == val) return 1;
-    plx_debug("shm: CMA probe of rank %d: %s", t->peers[p].world,
-              n < 0 ? strerror(errno) : "wrong value");
-    return 0;
+    if (n == (ssize_t)sizeof v && v == val) return 0;
+    int err = n < 0 ? errno : EIO;
+    plx_debug("shm: CMA probe of rank %d: %s", t->peers[p].world, strerror(err));
+    return err ? err : EIO;
 }
 
 static shm_xfer_t *find_id(shm_xlist_t *l, uint64_t id)
