@@ -26,8 +26,10 @@ const plx_env_var_t plx_env_vars[] = {
     { "PLX_LOG", "warn", "none|error|warn|info|debug|trace: what Plexus prints on stderr (info: each first use of an algorithm)" },
     { "PLX_TUNE", "", "selector overrides, e.g. 'allreduce:0-8K@recursive_doubling,8K-inf@ring;bcast:0-inf@binomial' (see plexus_info --tune)" },
     { "PLX_NODE_ID", "hostname+boot id", "name of this rank's node; ranks with equal ids share memory" },
-    { "PLX_SHM_EAGER_MAX", "see plexus_info", "shm: largest message sent eagerly through the per-pair ring; larger ones go single-copy (CMA) or staged" },
-    { "PLX_SHM_CMA", "auto", "shm: auto|0|1 — use process_vm_readv single copy for large messages (auto probes; 0 forces the staging area)" },
+    { "PLX_SHM_EAGER_MAX", "32K (<=8 local ranks; 16K <=32, 8K <=128, else 4K)", "shm: largest message sent through the per-pair ring; larger ones go single-copy (CMA) or staged" },
+    { "PLX_SHM_CMA", "auto", "shm: auto|0|1 - process_vm_readv single copy for large messages (auto probes and falls back to staging; 0 always stages; 1 fails init if refused)" },
+    { "PLX_SHM_RING_BYTES", "128K (<=8 local ranks; 64K <=32, 32K <=128, else 16K)", "shm: data bytes of each ordered pair's ring (power of two, 4K-64M)" },
+    { "PLX_SHM_STAGE_BYTES", "512K", "shm: one staging chunk (two per ordered pair) for large messages when CMA is refused (4K-256M)" },
     { NULL, NULL, NULL }
 };
 

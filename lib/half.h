@@ -2,29 +2,36 @@
  * lib/half.h — float16 (IEEE 754 binary16) and bfloat16 <-> float
  * conversions, used by the reduction kernels (reduce.c) and the tests.
  *
- * All four are static inline and branch-free (integer selects plus, for
- * float16 subnormals, one float add/sub) so that a loop calling them
- * vectorises with plain SSE2; gcc 12's _Float16 on baseline x86-64 goes
- * through libgcc calls instead, which never vectorise.
+ * All four are static inline and branch-free (bit masks, integer ops and
+ * a few float multiplies/adds by powers of two) so that a loop calling them
+ * vectorises with plain SSE2.  gcc 12's _Float16 is no alternative on
+ * baseline x86-64: every conversion is a libgcc call (about 50 ns/element
+ * measured), and even with -mf16c gcc 12 does not vectorise it.
  *
  * Guarantees:
- *  - half -> float is exact for every one of the 65536 bit patterns
- *    (NaN payloads are kept; a signalling NaN stays signalling).
+ *  - half -> float is exact for every one of the 65536 bit patterns; NaN
+ *    sign and payload are kept (a float16 signalling NaN comes out quiet).
  *  - float -> half rounds to nearest, ties to even; too large -> +-Inf;
- *    results below the smallest half subnormal round to +-0 (sign kept);
+ *    results below half the smallest half subnormal -> +-0 (sign kept);
  *    NaN -> quiet NaN of the same sign keeping the top payload bits.
- *  - so half -> float -> half returns the same bits for every non-NaN
- *    pattern, and quiet NaNs too; a signalling NaN comes back quiet.
- * Requirement: the float rounding mode is the default round-to-nearest (the
- * float16 subnormal path uses the FPU adder to round).  FTZ/DAZ do not
- * change any result: every float these routines compute or read on the
- * float16 path is either a normal float or rounds to +-0 anyway.
+ *  - so half -> float -> half returns the same bits for every non-NaN and
+ *    every quiet NaN pattern; a signalling NaN comes back quiet.
+ * Requirements: float arithmetic in float precision (SSE, NEON...; not x87
+ * excess precision) in the default round-to-nearest mode, since the float16
+ * paths let the FPU do the rounding.  FTZ/DAZ change nothing on the float16
+ * paths (every float they touch is normal or rounds to +-0 anyway).
  */
 #ifndef PLX_HALF_H
 #define PLX_HALF_H
 
+#include <float.h>
 #include <stdint.h>
 #include <string.h>
+
+/* The float16 paths rely on float ops rounding to float precision. */
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0
+#error "half.h needs FLT_EVAL_METHOD == 0 (on 32-bit x86 build with -msse2 -mfpmath=sse)"
+#endif
 
 /* Bit casts (memcpy compiles to a plain move and is alias-safe). */
 static inline uint32_t plx_f32_bits(float f)
@@ -43,9 +50,10 @@ static inline float plx_f32_from_bits(uint32_t u)
 
 /*
  * c ? a : b as a bit mask.  The float16 paths need it: with plain ?: gcc
- * sinks the (trapping) float add/sub into a branch and then, under the
- * default -ftrapping-math, will not if-convert it back, so the loop stays
- * scalar.  Masks keep the float op unconditional.
+ * sinks the (trapping) float ops into a branch and then, under the default
+ * -ftrapping-math, will not if-convert them back, so the loop stays scalar.
+ * Masks keep the float ops unconditional.  Compares below are on values
+ * < 2^31 cast to int32_t: SSE2 has signed 32-bit compares only.
  */
 static inline uint32_t plx_sel32(int c, uint32_t a, uint32_t b)
 {
@@ -57,45 +65,44 @@ static inline uint32_t plx_sel32(int c, uint32_t a, uint32_t b)
 
 static inline float plx_f16_to_f32(uint16_t h)
 {
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    uint32_t em   = h & 0x7fffu;                         /* exponent | mantissa */
-    /* Normal: move the fields up and rebias the exponent 15 -> 127. */
-    uint32_t norm = (em << 13) + ((127u - 15u) << 23);
-    /* Inf/NaN: exponent 31 -> 255, payload kept (pure integer: no quieting). */
-    uint32_t inf  = (em << 13) + ((255u - 31u) << 23);
+    uint32_t w    = (uint32_t)h << 16;
+    uint32_t sign = w & 0x80000000u;
+    uint32_t em   = (w << 1) >> 17;                      /* exponent | mantissa */
+    /* Normal, Inf, NaN: fields up, exponent + 224 (so 31 -> 255), then
+     * * 2^-112 rebias; exact for finite values, Inf stays Inf, NaN NaN. */
+    float norm = plx_f32_from_bits((em << 13) + (224u << 23)) * 0x1p-112f;
     /* Zero/subnormal: m * 2^-24 == (0.5 + m * 2^-24) - 0.5, both steps exact. */
-    uint32_t sub  = plx_f32_bits(plx_f32_from_bits(0x3f000000u | em) - 0.5f);
-    uint32_t r    = plx_sel32(em < 0x0400u, sub, plx_sel32(em >= 0x7c00u, inf, norm));
+    float sub  = plx_f32_from_bits(0x3f000000u | em) - 0.5f;
+    /* em < 2^15, so a signed compare is exact (SSE2 has no unsigned one). */
+    uint32_t r = plx_sel32((int32_t)em < 0x0400, plx_f32_bits(sub), plx_f32_bits(norm));
     return plx_f32_from_bits(sign | r);
 }
 
 static inline uint16_t plx_f32_to_f16(float f)
 {
     uint32_t x    = plx_f32_bits(f);
-    uint32_t sign = (x >> 16) & 0x8000u;
     uint32_t a    = x & 0x7fffffffu;                     /* |f| as bits */
+    /* |f| * 4, or Inf when |f| >= 2^16 (the first product overflows). */
+    float base = (plx_f32_from_bits(a) * 0x1p+112f) * 0x1p-110f;
     /*
-     * Normal result: rebias, then add 0xfff plus the lowest kept bit and
-     * drop 13 bits: round to nearest, ties to even.  A carry out of the
-     * mantissa bumps the exponent, which is the right answer, up to and
-     * including Inf for 65520 <= |f| < 65536.  (Wraps harmlessly for
-     * inputs that take another branch.)
+     * Add 2^(e+15), e = exponent of |f| but at least -14: the sum's float
+     * ulp is then 4x the half ulp, so the float adder rounds to nearest
+     * even at half precision (subnormals included).  The sum's fraction
+     * holds the half mantissa with its implicit bit at bit 10 (none for
+     * subnormals) and the low 5 bits of its exponent hold the half exponent
+     * minus one: adding the two gives the half's bits, a rounding carry
+     * included (65520 -> Inf).
      */
-    uint32_t norm = (a - ((127u - 15u) << 23) + 0x0fffu + ((a >> 13) & 1u)) >> 13;
-    /*
-     * |f| < 2^-14 (half subnormal or zero): 0.5f has an ulp of 2^-24, the
-     * half subnormal step, so the float adder rounds |f| onto that grid
-     * (nearest even); the low mantissa bits are then the half's bits.  A
-     * round-up to 2^-14 gives 0x400, the smallest normal: also right.
-     */
-    uint32_t sub  = plx_f32_bits(plx_f32_from_bits(a) + 0.5f) - 0x3f000000u;
-    /* NaN: keep the top payload bits, force quiet so it never becomes Inf. */
-    uint32_t nan  = 0x7e00u | ((a >> 13) & 0x03ffu);
-    uint32_t r    = plx_sel32(a < 0x38800000u, sub,          /* < 2^-14 */
-                    plx_sel32(a < 0x47800000u, norm,         /* < 2^16 */
-                    plx_sel32(a <= 0x7f800000u, 0x7c00u,     /* overflow: Inf */
-                              nan)));
-    return (uint16_t)(sign | r);
+    uint32_t e = a & 0x7f800000u;
+    e          = plx_sel32((int32_t)e < 0x38800000, 0x38800000u, e);
+    float sum  = base + plx_f32_from_bits(e + (15u << 23));
+    uint32_t s = plx_f32_bits(sum);
+    /* Assemble the half in the top 16 bits and shift once at the end:
+     * one 32->16 narrowing for the vectoriser instead of one per term. */
+    uint32_t hi = ((s << 3) & 0x7c000000u) + ((s << 16) & 0x0fff0000u);
+    /* NaN: quiet, top payload bits kept. */
+    hi = plx_sel32((int32_t)a > 0x7f800000, 0x7e000000u | ((a << 3) & 0x03ff0000u), hi);
+    return (uint16_t)((hi | (x & 0x80000000u)) >> 16);
 }
 
 /* ---- bfloat16 ---------------------------------------------------------- */
@@ -112,10 +119,11 @@ static inline uint16_t plx_f32_to_bf16(float f)
     /* Nearest even: add 0x7fff plus the lowest kept bit, drop 16 bits.  The
      * carry handles mantissa overflow, the largest floats round to Inf, and
      * subnormals need nothing special (same exponent range as float). */
-    uint32_t rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
-    /* NaN: truncate and force quiet, else a low-payload NaN would become Inf. */
-    uint32_t nan     = (x >> 16) | 0x0040u;
-    return (uint16_t)((x & 0x7fffffffu) > 0x7f800000u ? nan : rounded);
+    uint32_t rounded = x + 0x7fffu + ((x >> 16) & 1u);
+    /* NaN: force quiet (truncation alone could turn it into Inf).  Select
+     * on 32 bits and shift once: a single narrowing when vectorised. */
+    uint32_t r = plx_sel32((int32_t)(x & 0x7fffffffu) > 0x7f800000, x | 0x00400000u, rounded);
+    return (uint16_t)(r >> 16);
 }
 
 #endif /* PLX_HALF_H */

@@ -157,8 +157,17 @@ static sched_step_t *sched_add(plx_sched_t *s, int kind)
         return NULL;
     }
     sched_step_t *st = &s->steps[s->nsteps++];
-    memset(st, 0, sizeof *st);
+    /* Field by field rather than memset: the request part (most of the
+     * step) is initialised when the round is posted. */
     st->kind = (uint8_t)kind;
+    st->peer = -1;
+    st->dst = NULL;
+    st->src = st->src2 = NULL;
+    st->bytes = st->count = 0;
+    st->dt = PLX_UINT8;
+    st->op = PLX_SUM;
+    st->divisor = 1;
+    st->req.done = 0;
     return st;
 }
 
@@ -519,7 +528,7 @@ plx_status_t sched_wait(plx_sched_t *s)
     }
     plx_context_t ctx = s->comm->ctx;
     double limit = ctx->cfg.timeout_s > 0 ? ctx->cfg.timeout_s : 300.0;
-    double t0 = plx_now(), next_check = t0 + SCHED_PEER_CHECK_S;
+    double t0 = -1, next_check = 0;
     plx_backoff_t bo;
     plx_backoff_reset(&bo);
     while (s->state == ST_RUNNING) {
@@ -529,8 +538,14 @@ plx_status_t sched_wait(plx_sched_t *s)
             plx_backoff_reset(&bo);
         else
             plx_backoff_idle(&bo);
-        /* checked even while other traffic keeps the transports busy */
+        /* Checked even while other traffic keeps the transports busy.  The
+         * clock starts at the first unfinished poll, so a collective that
+         * completes at once never reads it. */
         double now = plx_now();
+        if (t0 < 0) {
+            t0 = now;
+            next_check = now + SCHED_PEER_CHECK_S;
+        }
         if (now >= next_check) {
             plx_status_t rc = check_peers(s);
             if (rc != PLX_SUCCESS) {

@@ -5,7 +5,10 @@
 #   2. kill_check --victim 2 at 4 ranks (rank 2 SIGKILLs itself inside a
 #      large allreduce): plexusrun exits non-zero (and not 124, its own
 #      timeout: it must notice the death), its output names rank 2 and the
-#      signal; no new plx* entry in /dev/shm; no process of the job is left.
+#      signal; no new plx* entry in /dev/shm; no process of the job is left;
+#   3. kill_check --die-in-init: rank 0 or 2 is SIGKILLed 1, 3 or 10 ms after
+#      it starts, i.e. while the job sets up: plexusrun exits non-zero and
+#      /dev/shm still holds nothing new.
 # Entries that appear during the run but vanish within 3 s are other jobs'
 # (make check -j runs tests side by side; segments live only until every
 # rank has mapped them) and are not counted.  The job's processes are found
@@ -131,8 +134,28 @@ else
     fail "plexusrun's output does not name the signal (SIGKILL / signal 9)"
 fi
 check_shm "$tmp/before2" "after a rank was killed"
-check_shm "$tmp/before" "at the end (against the first snapshot)"
 check_procs "after a rank was killed"
+
+# ---- 3. a rank killed while the job sets up (segments created, maybe not yet
+# mapped by everyone: the moment a leak is most likely) ---------------------------
+for victim in 0 2; do
+    for usec in 1000 3000 10000; do
+        plx_entries >"$tmp/before3"
+        echo "+ $RUN -n 4 --timeout 60 $MR/kill_check --victim $victim --die-in-init $usec --tag $TAG"
+        "$RUN" -n 4 --timeout 60 "$MR/kill_check" --victim "$victim" --die-in-init "$usec" --tag "$TAG" \
+            >"$tmp/init.log" 2>&1
+        rc=$?
+        if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
+            fail "rank $victim killed during set-up: plexusrun exited $rc"
+            cat "$tmp/init.log"
+        else
+            echo "  ok: plexusrun exited $rc"
+        fi
+        check_shm "$tmp/before3" "rank $victim killed ${usec} us into set-up"
+    done
+done
+check_shm "$tmp/before" "at the end (against the first snapshot)"
+check_procs "at the end"
 
 if [ "$fails" -eq 0 ]; then
     echo "devshm.sh: PASS"

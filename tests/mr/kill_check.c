@@ -6,7 +6,7 @@
  * unlinked as soon as every rank has mapped them, so a crash leaves
  * nothing).
  *
- * `kill_check [--victim V] [--iters N] [--count C] [--tag X]`
+ * `kill_check [--victim V] [--iters N] [--count C] [--die-in-init USEC] [--tag X]`
  * Every rank runs N (default 40) allreduces of C (default 1<<20) float32
  * and checks two elements of each result.  After iteration 3 the victim
  * (default rank 2) arms a 2 ms one-shot timer whose handler sends SIGKILL to
@@ -15,6 +15,10 @@
  * never finish: they either get an error back (printed; exit 3) or are
  * killed by plexusrun.  A surviving rank that completed the loop exits 1 —
  * that would mean the victim did not die.
+ * --die-in-init USEC: instead, the victim (found by PLX_RANK) arms the timer
+ * USEC microseconds before calling plx_init, so it dies while the job is
+ * setting up (segments created but not yet mapped by everyone): the most
+ * likely moment for a leak in /dev/shm.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -35,18 +39,33 @@ static void die_now(int sig)
 int main(int argc, char **argv)
 {
     int victim = 2, iters = 40;
+    long init_usec = -1;
     size_t count = 1u << 20;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--victim") && i + 1 < argc) victim = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--count") && i + 1 < argc) count = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--die-in-init") && i + 1 < argc) init_usec = atol(argv[++i]);
         else if (!strcmp(argv[i], "--tag") && i + 1 < argc) i++;
         else {
-            fprintf(stderr, "usage: kill_check [--victim V] [--iters N] [--count C] [--tag X]\n");
+            fprintf(stderr, "usage: kill_check [--victim V] [--iters N] [--count C] [--die-in-init USEC] [--tag X]\n");
             return 2;
         }
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
+    if (init_usec >= 0) {
+        /* the victim is known by PLX_RANK before plx_init */
+        const char *r = getenv("PLX_RANK");
+        if (r && atoi(r) == victim) {
+            struct sigaction sa;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = die_now;
+            sigaction(SIGALRM, &sa, NULL);
+            struct itimerval tv = {{0, 0}, {init_usec / 1000000, init_usec % 1000000}};
+            if (init_usec == 0) tv.it_value.tv_usec = 1;
+            setitimer(ITIMER_REAL, &tv, NULL);
+        }
+    }
     plx_context_t ctx = NULL;
     plx_comm_t world = NULL;
     int me = -1, n = 0;

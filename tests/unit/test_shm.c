@@ -529,6 +529,20 @@ static void body_self(rk_t *k)
         free(s);
         free(d);
     }
+    /* a large self-send cancelled before its receive: the buffer is freed at
+     * once and must never be read (ASan watches) */
+    {
+        size_t n = 1u << 20;
+        unsigned char *s = malloc(n), *d = malloc(n);
+        plx_tl_req_t r[2];
+        CHECK(k, k->ops->isend(k->tl, me, 11, s, n, &r[1]) == PLX_SUCCESS, "isend");
+        k->ops->cancel(k->tl, &r[1]);
+        free(s);
+        CHECK(k, k->ops->irecv(k->tl, me, 11, d, n, &r[0]) == PLX_SUCCESS, "irecv");
+        wait1(k, &r[0]);
+        CHECK(k, r[0].status == PLX_ERR_TRANSPORT, "receive of a cancelled self-send: %d", (int)r[0].status);
+        free(d);
+    }
     /* more self messages than the ring holds, before any receive */
     enum { N = 600 };
     static unsigned char sbuf[N][1000], rbuf[N][1000];
@@ -984,14 +998,16 @@ static void body_multinode(rk_t *k)
     free(d);
 }
 
-static void pingpong_time(rk_t *k, size_t n, int iters, double *rt_us)
+/* Round trip of n bytes: mean over all iterations and best batch of 1000
+ * (the best batch shows the transport, the mean shows the machine's load). */
+static void pingpong_time(rk_t *k, size_t n, int iters, double *rt_us, double *best_us)
 {
     unsigned char *b = malloc(n + 1);
     memset(b, 1, n);
     int peer = 1 - k->rank;
-    double t0 = 0;
+    double t0 = 0, tb = 0, best = 1e30;
     for (int i = -iters / 10; i < iters; i++) {
-        if (i == 0) t0 = now_s();
+        if (i == 0) t0 = tb = now_s();
         if (k->rank == 0) {
             send_b(k, peer, 1, b, n);
             recv_b(k, peer, 2, b, n, NULL);
@@ -999,40 +1015,56 @@ static void pingpong_time(rk_t *k, size_t n, int iters, double *rt_us)
             recv_b(k, peer, 1, b, n, NULL);
             send_b(k, peer, 2, b, n);
         }
+        if (i >= 0 && i % 1000 == 999) {
+            double t = now_s();
+            if (t - tb < best) best = t - tb;
+            tb = t;
+        }
     }
     *rt_us = 1e6 * (now_s() - t0) / iters;
+    *best_us = best < 1e30 ? 1e6 * best / 1000 : *rt_us;
     free(b);
+}
+
+static void body_bw(rk_t *k)
+{
+    if (k->rank > 1) return;
+    size_t n = 64u << 20;
+    int reps = 6;
+    unsigned char *b = malloc(n);
+    memset(b, 3, n);
+    double t0 = 0, best = 1e30;
+    for (int i = -1; i < reps; i++) {
+        double ti = now_s();
+        if (i == 0) t0 = ti;
+        if (k->rank == 0) {
+            send_b(k, 1, 3, b, n);
+            recv_b(k, 1, 4, NULL, 0, NULL);   /* zero-byte ack: the receiver has it all */
+        } else {
+            recv_b(k, 0, 3, b, n, NULL);
+            send_b(k, 0, 4, NULL, 0);
+        }
+        if (i >= 0 && now_s() - ti < best) best = now_s() - ti;
+    }
+    double dt = (now_s() - t0) / reps;
+    if (k->rank == 0)
+        printf("shm perf (%s): 64 MiB transfer %.2f ms mean (%.2f GB/s), best %.2f ms (%.2f GB/s)\n",
+               k->cma_off ? "staging, CMA off" : "CMA single copy", 1e3 * dt, (double)n / dt / 1e9,
+               1e3 * best, (double)n / best / 1e9);
+    free(b);
+    fflush(stdout);
 }
 
 static void body_perf(rk_t *k)
 {
     if (k->rank > 1) return;
-    double rt;
-    pingpong_time(k, 8, 20000, &rt);
+    double rt, best;
+    pingpong_time(k, 8, 20000, &rt, &best);
     if (k->rank == 0)
-        printf("shm perf (%s): 8-byte ping-pong round trip %.2f us (half %.2f us)\n",
-               k->cma_off ? "CMA off" : "CMA auto", rt, rt / 2);
-    size_t n = 64u << 20;
-    int reps = 6;
-    unsigned char *b = malloc(n);
-    memset(b, 3, n);
-    double t0 = 0;
-    for (int i = -1; i < reps; i++) {
-        if (i == 0) t0 = now_s();
-        if (k->rank == 0) {
-            send_b(k, 1, 3, b, n);
-            recv_b(k, 1, 4, NULL, 0, NULL);
-        } else {
-            recv_b(k, 0, 3, b, n, NULL);
-            send_b(k, 0, 4, NULL, 0);
-        }
-    }
-    double dt = (now_s() - t0) / reps;
-    if (k->rank == 0)
-        printf("shm perf (%s): 64 MiB transfer %.2f ms, %.2f GB/s\n", k->cma_off ? "CMA off" : "CMA auto",
-               1e3 * dt, (double)n / dt / 1e9);
-    free(b);
+        printf("shm perf: 8-byte ping-pong round trip %.2f us mean, %.2f us best batch "
+               "(one way %.2f us)\n", rt, best, best / 2);
     fflush(stdout);
+    body_bw(k);
 }
 
 /* Eager/large crossover: half round trip around the threshold. */
@@ -1041,11 +1073,11 @@ static void body_sizes(rk_t *k)
     if (k->rank > 1) return;
     size_t sizes[] = { 1024, 4096, 8192, 16384, 32768 };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        double rt;
-        pingpong_time(k, sizes[i], 3000, &rt);
+        double rt, best;
+        pingpong_time(k, sizes[i], 3000, &rt, &best);
         if (k->rank == 0)
-            printf("shm perf (eager_max %zu, %s): %6zu B half round trip %.2f us\n", k->eager,
-                   k->cma_off ? "CMA off" : "CMA auto", sizes[i], rt / 2);
+            printf("shm perf (eager_max %zu, %s): %6zu B one way %.2f us (best batch), %.2f us (mean)\n",
+                   k->eager, k->cma_off ? "CMA off" : "CMA auto", sizes[i], best / 2, rt / 2);
     }
     fflush(stdout);
 }
@@ -1121,9 +1153,11 @@ START_TEST(t_cancel2)          { ck_assert_int_eq(run_job(2, NULL, body_cancel2,
 END_TEST
 START_TEST(t_stage_cancel2)    { ck_assert_int_eq(run_job(2, NULL, body_cancel2, env_cma_off, 0), 0); }
 END_TEST
-START_TEST(t_runtime_eperm)    { ck_assert_int_eq(run_job(2, NULL, body_runtime_eperm, NULL, 0), 0); }
+/* these provoke warnings on purpose: keep the log to errors */
+static const char *const env_quiet[] = { "PLX_LOG=error", NULL };
+START_TEST(t_runtime_eperm)    { ck_assert_int_eq(run_job(2, NULL, body_runtime_eperm, env_quiet, 0), 0); }
 END_TEST
-START_TEST(t_dead_sender)      { ck_assert_int_eq(run_job(2, NULL, body_dead_sender, NULL, 0), 0); }
+START_TEST(t_dead_sender)      { ck_assert_int_eq(run_job(2, NULL, body_dead_sender, env_quiet, 0), 0); }
 END_TEST
 START_TEST(t_leftovers)       { ck_assert_int_eq(run_job(2, NULL, body_leftovers, NULL, 0), 0); }
 END_TEST
@@ -1154,7 +1188,7 @@ START_TEST(t_probe_refused)
 {
     if (geteuid() != 0) printf("CMA probe refusal test runs only as root (skipped)\n");
     g_preinit = preinit_drop_rank0;
-    ck_assert_int_eq(run_job(2, NULL, body_probe_refused, NULL, 0), 0);
+    ck_assert_int_eq(run_job(2, NULL, body_probe_refused, env_quiet, 0), 0);
 }
 END_TEST
 START_TEST(t_probe_refused_forced)
@@ -1197,8 +1231,9 @@ START_TEST(t_init_bad_args)
 END_TEST
 START_TEST(t_perf)
 {
+    /* the 8-byte round trip does not depend on CMA: measure it once */
     ck_assert_int_eq(run_job(2, NULL, body_perf, NULL, 0), 0);
-    ck_assert_int_eq(run_job(2, NULL, body_perf, env_cma_off, 0), 0);
+    ck_assert_int_eq(run_job(2, NULL, body_bw, env_cma_off, 0), 0);
 }
 END_TEST
 START_TEST(t_perf_sizes)

@@ -247,6 +247,10 @@ enum {
     SHM_RS_DONE,
 };
 
+/* Functions shared between the shm files: hidden, so libplexus.so exports
+ * only plx_tl_shm_ops from this transport. */
+#pragma GCC visibility push(hidden)
+
 /* ---- shared helpers (shm.c) ---- */
 static inline void shm_req_complete(plx_tl_req_t *r, plx_status_t st)
 {
@@ -284,5 +288,7 @@ void shm_large_recv_start(shm_tl_t *t, int p, plx_tl_req_t *r, uint64_t tag, con
 int  shm_large_progress(shm_tl_t *t);
 void shm_large_cancel(shm_tl_t *t, plx_tl_req_t *r);
 void shm_large_free_all(shm_tl_t *t);
+
+#pragma GCC visibility pop
 
 #endif /* PLX_SHM_INTERNAL_H */

@@ -124,6 +124,11 @@ static int pull_step(shm_tl_t *t, shm_xfer_t *x)
     if (n > SHM_CMA_STEP) n = SHM_CMA_STEP;
     ssize_t got;
     if (x->peer == t->me) {
+        /* a self-send cancelled after its RTS: its buffer is no longer ours to read */
+        if (!find_id(&pe->large_out, x->id)) {
+            recv_done(t, x, PLX_ERR_TRANSPORT, 0);
+            return 1;
+        }
         memcpy(x->buf + x->off, (const void *)(uintptr_t)(x->raddr + x->off), n);
         got = (ssize_t)n;
     } else {
