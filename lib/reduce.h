@@ -20,6 +20,9 @@
  *    b propagates and a NaN already in a is replaced; -0 vs +0 also gives
  *    the second operand.  Same as x86 minps/maxps, and deterministic for a
  *    fixed reduction order.
+ *  - Float arithmetic runs in the caller's FPU mode: FTZ/DAZ (e.g. set by a
+ *    -ffast-math program) flush float32/float64/bfloat16 subnormals;
+ *    float16 results are the same either way.
  *  - Pointers should be aligned to the element size.  plx_reduce_local and
  *    plx_reduce_local3 also accept misaligned ones (slower, staged through
  *    an aligned stack buffer); a function from plx_reduce_fn does not.

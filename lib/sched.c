@@ -9,8 +9,9 @@
  * schedule object itself, and so does up to SCHED_ARENA bytes of scratch,
  * so a small collective costs one malloc in all; the arrays double
  * (realloc-style) only beyond that, and larger scratch gets one aligned
- * allocation per sched_alloc.  Nothing is allocated per step, and running a schedule
- * makes no system call of its own.
+ * allocation per sched_alloc.  Nothing is allocated per step, and running
+ * a schedule makes no system call of its own (sched_wait's idle backoff
+ * aside).
  *
  * Running.  Posting a round posts each SEND/RECV in order.  Completion is
  * checked with a cursor (scan) that only moves forward over the round's
@@ -124,22 +125,21 @@ void *sched_alloc(plx_sched_t *s, size_t bytes)
     return (char *)p + SCHED_ALIGN;
 }
 
-/* Grow an inline-or-heap array to twice its capacity. */
-static int grow(void **arr, void *inline_arr, int *cap, size_t elem, int used)
+/* An inline-or-heap array grown to twice its capacity; NULL if out of
+ * memory (the old array is then left as it was). */
+static void *grow(void *arr, const void *inline_arr, int *cap, size_t elem, int used)
 {
-    if (*cap > (int)(((size_t)1 << 30) / elem)) return 0;
+    if ((size_t)*cap > ((size_t)1 << 30) / elem) return NULL;
     int ncap = *cap * 2;
     void *n;
-    if (*arr == inline_arr) {
+    if (arr == inline_arr) {
         n = malloc((size_t)ncap * elem);
-        if (n) memcpy(n, *arr, (size_t)used * elem);
+        if (n) memcpy(n, arr, (size_t)used * elem);
     } else {
-        n = realloc(*arr, (size_t)ncap * elem);
+        n = realloc(arr, (size_t)ncap * elem);
     }
-    if (!n) return 0;
-    *arr = n;
-    *cap = ncap;
-    return 1;
+    if (n) *cap = ncap;
+    return n;
 }
 
 /* A new zeroed step of the given kind in the current round; NULL (recorded)
@@ -151,10 +151,13 @@ static sched_step_t *sched_add(plx_sched_t *s, int kind)
         sched_fail(s, PLX_ERR_INTERNAL);
         return NULL;
     }
-    if (s->nsteps == s->cap_steps &&
-        !grow((void **)&s->steps, s->step_inline, &s->cap_steps, sizeof(sched_step_t), s->nsteps)) {
-        sched_fail(s, PLX_ERR_NO_MEMORY);
-        return NULL;
+    if (s->nsteps == s->cap_steps) {
+        sched_step_t *n = grow(s->steps, s->step_inline, &s->cap_steps, sizeof *n, s->nsteps);
+        if (!n) {
+            sched_fail(s, PLX_ERR_NO_MEMORY);
+            return NULL;
+        }
+        s->steps = n;
     }
     sched_step_t *st = &s->steps[s->nsteps++];
     /* Field by field rather than memset: the request part (most of the
@@ -247,10 +250,13 @@ void sched_round(plx_sched_t *s)
     if (s->state != ST_BUILD) return;
     int last = s->nrounds ? s->round_end[s->nrounds - 1] : 0;
     if (s->nsteps == last) return;            /* empty round: nothing to close */
-    if (s->nrounds == s->cap_rounds &&
-        !grow((void **)&s->round_end, s->round_inline, &s->cap_rounds, sizeof(int), s->nrounds)) {
-        sched_fail(s, PLX_ERR_NO_MEMORY);
-        return;
+    if (s->nrounds == s->cap_rounds) {
+        int *n = grow(s->round_end, s->round_inline, &s->cap_rounds, sizeof *n, s->nrounds);
+        if (!n) {
+            sched_fail(s, PLX_ERR_NO_MEMORY);
+            return;
+        }
+        s->round_end = n;
     }
     s->round_end[s->nrounds++] = s->nsteps;
 }
@@ -450,6 +456,13 @@ int sched_progress(plx_sched_t *s)
     if (s->state != ST_RUNNING) return s->state == ST_DONE;
     int moved = 0;
     plx_progress(s->comm->ctx);
+    return advance(s, &moved);
+}
+
+int sched_advance(plx_sched_t *s)
+{
+    if (s->state != ST_RUNNING) return s->state == ST_DONE;
+    int moved = 0;
     return advance(s, &moved);
 }
 

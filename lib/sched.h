@@ -76,6 +76,9 @@ plx_status_t sched_start(plx_sched_t *s);
 /* Advance as far as possible without waiting; 1 when done (then see
  * sched_status), 0 when still in flight. */
 int sched_progress(plx_sched_t *s);
+/* sched_progress without the plx_progress() call: for an engine that polls
+ * the transports once and then advances many schedules. */
+int sched_advance(plx_sched_t *s);
 plx_status_t sched_status(const plx_sched_t *s);
 /* Wait until done, bounded by the context's PLX_TIMEOUT; on timeout or a
  * dead peer, cancels what is outstanding and returns the error with a

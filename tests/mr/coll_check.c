@@ -40,8 +40,9 @@
  * Options: --quick (counts {0,1,7,1000} only), --coll NAME[,NAME...]
  * (barrier, bcast, reduce, allreduce, allgather, reduce_scatter, alltoall,
  * gather, scatter, comm), --seed N, --big-dtypes NAME[,NAME...] (datatypes
- * used at count 1<<20; default all), --tag X (ignored; lets a runner find
- * its own processes).
+ * used at counts >= 1<<20; default all), --counts N[,N...] (replaces the
+ * count list, for exploring; counts >= 1<<20 get only SUM/MAX/AVG), --tag X
+ * (ignored; lets a runner find its own processes).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1068,7 +1069,7 @@ static void comm_pass(plx_comm_t world)
 static void usage(void)
 {
     fprintf(stderr, "usage: coll_check [--quick] [--coll NAME[,NAME..]] [--seed N] "
-                    "[--big-dtypes NAME[,NAME..]] [--tag X]\n");
+                    "[--big-dtypes NAME[,NAME..]] [--counts N[,N..]] [--tag X]\n");
     exit(2);
 }
 
@@ -1097,12 +1098,13 @@ static const char *dtname_i(int i) { return plx_dtype_name((plx_dtype_t)i); }
 
 int main(int argc, char **argv)
 {
-    const char *coll_arg = NULL, *big_arg = NULL;
+    const char *coll_arg = NULL, *big_arg = NULL, *counts_arg = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) g_quick = 1;
         else if (!strcmp(argv[i], "--coll") && i + 1 < argc) coll_arg = argv[++i];
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc) g_seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--big-dtypes") && i + 1 < argc) big_arg = argv[++i];
+        else if (!strcmp(argv[i], "--counts") && i + 1 < argc) counts_arg = argv[++i];
         else if (!strcmp(argv[i], "--tag") && i + 1 < argc) i++;
         else usage();
     }
@@ -1135,8 +1137,16 @@ int main(int argc, char **argv)
     if (!gens) die("out of memory");
     for (int r = 0; r < g_size; r++) gens[r] = r;
 
-    static const size_t counts_full[] = {0, 1, 7, 1000, 1u << 20};
+    size_t counts_full[32] = {0, 1, 7, 1000, 1u << 20};
     int ncounts = g_quick ? 4 : 5;
+    if (counts_arg) {
+        char *dup = strdup(counts_arg), *save = NULL;
+        if (!dup) die("out of memory");
+        ncounts = 0;
+        for (char *tok = strtok_r(dup, ",", &save); tok && ncounts < 32; tok = strtok_r(NULL, ",", &save))
+            counts_full[ncounts++] = strtoull(tok, NULL, 0);
+        free(dup);
+    }
     double t_all = now_mono();
 
     for (int coll = 0; coll < C_NCOLL; coll++) {

@@ -6,6 +6,9 @@
 #   (counts up to 1<<20); at 5 ranks only int8, float16 and float64 are used
 #   at count 1<<20 to fit ~6 minutes on 2 cores (every datatype at 1<<20 is
 #   still covered at 2, 3 and 4 ranks);
+#   every algorithm listed by plexus_info --algorithms, forced for all sizes
+#   with PLX_TUNE, through coll_check --quick --coll <its collective>,comm
+#   at 3, 4 and 5 ranks;
 #   p2p_check (ring up to 64 MiB, tags, truncation, ...) at 1, 2, 3, 4 ranks.
 # Each run must exit 0 and every rank must print its final line with
 # "0 failures".  Prints each command, its time, and PASS/FAIL; exits 0/1.
@@ -42,7 +45,7 @@ run_job() {
     local name=$1 n=$2
     shift 2
     local log=$tmp/$name.$n.log
-    echo "+ $RUN -n $n --timeout 300 $*"
+    echo "+ ${PLX_TUNE:+PLX_TUNE=$PLX_TUNE }$RUN -n $n --timeout 300 $*"
     local t0 t1 rc
     t0=$(date +%s.%N)
     "$RUN" -n "$n" --timeout 300 "$@" >"$log" 2>&1
@@ -73,6 +76,27 @@ for n in 1 2 3 4 5; do
     [ -n "$EXTRA" ] && args+=($EXTRA)
     run_job coll_check "$n" "$MR/coll_check" ${args[@]+"${args[@]}"}
 done
+
+# Every algorithm, forced through PLX_TUNE for all sizes, at the quick counts
+# (the default table uses each one only in its size range, and allreduce
+# rabenseifner not at all).  The list comes from plexus_info --algorithms.
+INFO=$top_builddir/tools/plexus_info
+if [ -x "$INFO" ]; then
+    algos=$("$INFO" --algorithms | awk '$1 !~ /^#/ && NF >= 2 { print $1 ":" $2 }')
+    if [ -z "$algos" ]; then
+        echo "  FAIL: plexus_info --algorithms listed no algorithm"
+        fails=$((fails + 1))
+    fi
+    for ca in $algos; do
+        coll=${ca%%:*}
+        algo=${ca#*:}
+        for n in 3 4 5; do
+            PLX_TUNE="$coll:0-inf@$algo" PLX_LOG=error run_job coll_check "$n" "$MR/coll_check" --quick --coll "$coll,comm"
+        done
+    done
+else
+    echo "  (no $INFO: algorithm sweep skipped)"
+fi
 
 for n in 1 2 3 4; do
     if [ "$QUICK" = 1 ]; then
