@@ -8,10 +8,7 @@
 #ifndef PLX_INTERNAL_H
 #define PLX_INTERNAL_H
 
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-
+/* plx_config.h (PLX_HAVE_UCX/CUDA/NCCL) is force-included by the build. */
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>

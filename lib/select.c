@@ -44,6 +44,15 @@ struct plx_select {
 
 const char *plx_select_defaults(void) { return DEFAULT_TUNE; }
 
+/* Strip blanks at both ends, in place. */
+static char *trim(char *t)
+{
+    while (*t == ' ' || *t == '\t') t++;
+    size_t n = strlen(t);
+    while (n && (t[n - 1] == ' ' || t[n - 1] == '\t')) t[--n] = '\0';
+    return t;
+}
+
 /* Parse "rule;rule;..." into rules[]. */
 static plx_status_t parse_tune(const char *text, coll_rules_t rules[PLX_COLL_COUNT],
                                char *err, size_t errlen)
@@ -55,7 +64,7 @@ static plx_status_t parse_tune(const char *text, coll_rules_t rules[PLX_COLL_COU
     plx_status_t st = PLX_SUCCESS;
     char *save_rule = NULL;
     for (char *rule = strtok_r(buf, ";", &save_rule); rule; rule = strtok_r(NULL, ";", &save_rule)) {
-        while (*rule == ' ') rule++;
+        rule = trim(rule);
         if (!*rule) continue;
         char *colon = strchr(rule, ':');
         if (!colon) {
@@ -64,6 +73,7 @@ static plx_status_t parse_tune(const char *text, coll_rules_t rules[PLX_COLL_COU
             break;
         }
         *colon = '\0';
+        rule = trim(rule);
         int coll = plx_coll_from_name(rule);
         if (coll < 0) {
             snprintf(err, errlen, "PLX_TUNE: unknown collective '%s'", rule);
@@ -83,15 +93,16 @@ static plx_status_t parse_tune(const char *text, coll_rules_t rules[PLX_COLL_COU
             }
             *at = '\0';
             *dash = '\0';
+            char *lo_s = trim(item), *hi_s = trim(dash + 1), *name = trim(at + 1);
             size_t lo, hi;
-            if (plx_parse_size(item, &lo) != 0 || plx_parse_size(dash + 1, &hi) != 0 || lo >= hi) {
-                snprintf(err, errlen, "PLX_TUNE: bad size range '%s-%s' in %s", item, dash + 1, rule);
+            if (plx_parse_size(lo_s, &lo) != 0 || plx_parse_size(hi_s, &hi) != 0 || lo >= hi) {
+                snprintf(err, errlen, "PLX_TUNE: bad size range '%s-%s' in %s", lo_s, hi_s, rule);
                 st = PLX_ERR_INVALID_ARG;
                 break;
             }
-            const coll_algo_t *algo = coll_algo_find((plx_coll_t)coll, at + 1);
+            const coll_algo_t *algo = coll_algo_find((plx_coll_t)coll, name);
             if (!algo) {
-                snprintf(err, errlen, "PLX_TUNE: unknown algorithm '%s' for %s", at + 1, rule);
+                snprintf(err, errlen, "PLX_TUNE: unknown algorithm '%s' for %s", name, rule);
                 st = PLX_ERR_INVALID_ARG;
                 break;
             }
