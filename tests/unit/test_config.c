@@ -191,9 +191,20 @@ START_TEST(test_env_table_complete)
         scan_dir(dir, &missing);
     }
     ck_assert_int_eq(missing, 0);
+    /* and the README documents every one of them */
+    snprintf(dir, sizeof dir, "%s/README.md", src);
+    FILE *f = fopen(dir, "r");
+    ck_assert_msg(f != NULL, "cannot read %s", dir);
+    static char readme[1 << 17];
+    size_t n = fread(readme, 1, sizeof readme - 1, f);
+    readme[n] = '\0';
+    fclose(f);
     for (const plx_env_var_t *v = plx_env_vars; v->name; v++) {
         ck_assert(strncmp(v->name, "PLX_", 4) == 0);
         ck_assert(v->meaning && *v->meaning);
+        char needle[64];
+        snprintf(needle, sizeof needle, "`%s`", v->name);
+        ck_assert_msg(strstr(readme, needle) != NULL, "README.md does not document %s", v->name);
     }
 }
 END_TEST
