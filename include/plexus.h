@@ -102,7 +102,9 @@ typedef struct plx_comm    *plx_comm_t;
 plx_status_t plx_init(plx_context_t *ctx);
 
 /* Tear down; collective over all ranks.  Frees every communicator.  *ctx
- * becomes NULL.  PLX_ERR_INVALID_ARG for a NULL or finalized context. */
+ * becomes NULL.  PLX_ERR_INVALID_ARG for a NULL or finalized context (a
+ * finalized context keeps a small dead handle so that a stale copy is
+ * detected rather than read after free). */
 plx_status_t plx_finalize(plx_context_t *ctx);
 
 /* The communicator of all ranks (owned by the context: do not free it). */

@@ -154,7 +154,11 @@ static plx_status_t make_world(plx_context_t ctx)
     return PLX_SUCCESS;
 }
 
-static void context_destroy(plx_context_t ctx)
+/* Release everything the context holds.  keep_handle: leave the struct
+ * itself allocated and marked dead, so a stale copy of a finalized handle
+ * is reported as invalid instead of read after free (a few hundred bytes
+ * per init/finalize pair; documented in plexus.h). */
+static void context_destroy(plx_context_t ctx, int keep_handle)
 {
     for (int t = ctx->ntl - 1; t >= 0; t--) ctx->tl[t].ops->finalize(ctx->tl[t].state);
     if (ctx->boot) plx_boot_close(ctx->boot);
@@ -174,8 +178,16 @@ static void context_destroy(plx_context_t ctx)
     plx_select_free(ctx->select);
     free(ctx->peer_tl);
     free(ctx->node_of);
-    ctx->magic = PLX_DEAD_MAGIC;
-    free(ctx);
+    ctx->select = NULL;
+    ctx->peer_tl = NULL;
+    ctx->node_of = NULL;
+    ctx->comms = NULL;
+    ctx->world = NULL;
+    ctx->boot = NULL;
+    ctx->ntl = 0;
+    /* volatile: the store must happen even though nothing reads it here */
+    *(volatile uint32_t *)&ctx->magic = PLX_DEAD_MAGIC;
+    if (!keep_handle) free(ctx);
 }
 
 plx_status_t plx_init(plx_context_t *out)
@@ -210,7 +222,7 @@ plx_status_t plx_init(plx_context_t *out)
     st = plx_boot_params_from_env(&bp, err, sizeof err);
     if (st != PLX_SUCCESS) {
         plx_error("plx_init: %s", err);
-        context_destroy(ctx);
+        context_destroy(ctx, 0);
         return st;
     }
     bp.timeout_s = ctx->cfg.timeout_s;
@@ -226,7 +238,7 @@ plx_status_t plx_init(plx_context_t *out)
             plx_error("plx_init: rank %d could not join the job through %s:%d: %s", bp.rank,
                       bp.host, bp.port, plx_strerror(st));
             ctx->boot = NULL;
-            context_destroy(ctx);
+            context_destroy(ctx, 0);
             return st;
         }
     }
@@ -235,7 +247,7 @@ plx_status_t plx_init(plx_context_t *out)
     if ((st = discover_nodes(ctx)) != PLX_SUCCESS || (st = start_transports(ctx)) != PLX_SUCCESS ||
         (st = make_world(ctx)) != PLX_SUCCESS) {
         plx_error("plx_init failed: %s", plx_strerror(st));
-        context_destroy(ctx);
+        context_destroy(ctx, 0);
         return st;
     }
     plx_debug("initialised: rank %d of %d, %d node(s), job %s", ctx->rank, ctx->size, ctx->nnodes,
@@ -253,7 +265,7 @@ plx_status_t plx_finalize(plx_context_t *pctx)
      * memory or rings. */
     plx_status_t st = ctx_barrier(ctx);
     if (st != PLX_SUCCESS) plx_warn("plx_finalize: final barrier failed: %s", plx_strerror(st));
-    context_destroy(ctx);
+    context_destroy(ctx, 1);
     *pctx = NULL;
     return st;
 }

@@ -11,6 +11,7 @@
 
 int plx_log_level = PLX_LOG_WARN;
 static int log_rank = -1;   /* documented process-wide label, see log.h */
+static int env_read;        /* PLX_LOG already looked at */
 
 static const char *const level_names[] = { "none", "error", "warn", "info", "debug", "trace" };
 
@@ -23,8 +24,17 @@ int plx_log_parse(const char *s)
     return -1;
 }
 
+void plx_log_lazy_init(void)
+{
+    if (env_read) return;
+    env_read = 1;
+    int lv = plx_log_parse(getenv("PLX_LOG"));
+    if (lv >= 0) plx_log_level = lv;
+}
+
 int plx_log_init(int rank)
 {
+    env_read = 1;
     log_rank = rank;
     const char *s = getenv("PLX_LOG");
     if (!s) return 0;

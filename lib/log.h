@@ -23,6 +23,8 @@ int  plx_log_parse(const char *s);
 /* Read PLX_LOG (bad value: keep warn, return -1) and set the rank label (-1: none). */
 int  plx_log_init(int rank);
 void plx_log_set_rank(int rank);
+/* Read PLX_LOG once if nobody has yet (calls rejected before plx_init). */
+void plx_log_lazy_init(void);
 void plx_log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define plx_log(level, ...) \

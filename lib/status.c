@@ -46,6 +46,7 @@ const char *plx_version_string(void)
 
 plx_status_t plx_bad_arg(const char *fn, const char *fmt, ...)
 {
+    plx_log_lazy_init();
     if (plx_log_level >= PLX_LOG_WARN) {
         char msg[512];
         va_list ap;

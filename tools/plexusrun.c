@@ -86,6 +86,7 @@ typedef struct rank {
     int running;               /* not yet reaped */
     int status;                /* wait status once reaped */
     int signalled;             /* we sent it a signal */
+    int sent_kill;             /* ... and that signal was already SIGKILL */
     stream_t out, err;
 } rank_t;
 
@@ -286,7 +287,10 @@ static void signal_all(job_t *j, int sig)
         rank_t *k = &j->ranks[r];
         if (k->pid <= 0) continue;
         if (kill(-k->pid, sig) < 0 && k->running) kill(k->pid, sig);
-        if (k->running) k->signalled = 1;
+        if (k->running) {
+            k->signalled = 1;
+            if (sig == SIGKILL) k->sent_kill = 1;
+        }
     }
 }
 
@@ -314,8 +318,11 @@ static void on_exit_status(job_t *j, int r, int st, int64_t now)
     k->status = st;
     j->nrunning--;
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return;
+    /* Ours only if it is the signal we actually sent: a rank that killed
+     * itself with SIGKILL just before we sent everyone SIGTERM is the
+     * failure to report, not our doing. */
     int by_us = k->signalled && WIFSIGNALED(st) &&
-                (WTERMSIG(st) == SIGTERM || WTERMSIG(st) == SIGKILL);
+                (WTERMSIG(st) == SIGTERM || (WTERMSIG(st) == SIGKILL && k->sent_kill));
     if (!by_us) {
         const char *after = k->signalled ? " (after plexusrun asked it to stop)" : "";
         if (WIFSIGNALED(st))
@@ -337,15 +344,29 @@ static void on_exit_status(job_t *j, int r, int st, int64_t now)
 
 static void reap(job_t *j, int64_t now)
 {
+    /* Collect every exit that is ready, then report ranks killed by a
+     * signal first: when a rank dies and another exits because of it, both
+     * are usually ready together, and the death is the cause to name. */
+    enum { BATCH = 64 };
     for (;;) {
-        int st;
-        pid_t pid = waitpid(-1, &st, WNOHANG);
-        if (pid <= 0) return;
-        for (int r = 0; r < j->np; r++)
-            if (j->ranks[r].pid == pid && j->ranks[r].running) {
-                on_exit_status(j, r, st, now);
-                break;
-            }
+        int rs[BATCH], sts[BATCH], n = 0;
+        while (n < BATCH) {
+            int st;
+            pid_t pid = waitpid(-1, &st, WNOHANG);
+            if (pid <= 0) break;
+            for (int r = 0; r < j->np; r++)
+                if (j->ranks[r].pid == pid && j->ranks[r].running) {
+                    rs[n] = r;
+                    sts[n] = st;
+                    n++;
+                    break;
+                }
+        }
+        if (n == 0) return;
+        for (int pass = 0; pass < 2; pass++)
+            for (int i = 0; i < n; i++)
+                if ((pass == 0) == (WIFSIGNALED(sts[i]) != 0)) on_exit_status(j, rs[i], sts[i], now);
+        if (n < BATCH) return;
     }
 }
 

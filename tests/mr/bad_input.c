@@ -35,7 +35,9 @@
  * Set PLX_TIMEOUT (default here 30 s) so that a library that wrongly enters
  * a collective on some ranks fails instead of hanging.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>

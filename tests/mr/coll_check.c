@@ -10,10 +10,16 @@
  *    x in place and not.  Each rank checks its result element by element
  *    against a serial reference it computes itself: every rank can generate
  *    every rank's input from (generator id, seed, test id, index).
- *    Reduction inputs are small integers (-3..3; nonzero |v| <= 2 for PROD;
- *    raw bits for the bitwise ops), so sums and products are exact in any
- *    order, also in float16 and bfloat16; AVG is compared with a tolerance
- *    of 1 ulp on float types and exactly (C integer division) on integers.
+ *    Reduction inputs are small integers (-3..3, or 0..6 on unsigned types;
+ *    {-2,-1,1,2} / {1,2} for PROD; raw bits for the bitwise ops), so sums
+ *    and products are exact in any order, also in float16 and bfloat16
+ *    (PROD is skipped above 6 ranks, where products would leave int8; the
+ *    program refuses more than 21 ranks); AVG is compared with a tolerance
+ *    of 1 ulp on float types and exactly (C integer division, truncating
+ *    toward zero) on integers.  The reference is computed in int64 and
+ *    converted once, results are compared with memcmp first (and element by
+ *    element only to locate a difference), so the check stays cheap enough
+ *    for 5 ranks on 2 cores.
  *    Copy collectives carry hashed bit patterns (no NaN/Inf) so a block that
  *    lands in the wrong place cannot go unnoticed.
  *  - the API's buffer contracts: the send buffer is never written; buffers
@@ -29,7 +35,9 @@
  *    from the WORLD rank so that a wrong membership or rank order shows;
  *    plx_comm_free, and a freed handle (a copy kept before the free: the
  *    library keeps freed comm memory with a dead marker until finalize)
- *    gives PLX_ERR_INVALID_ARG.
+ *    gives PLX_ERR_INVALID_ARG; 100 dup/free cycles (ids reused or not, no
+ *    cross-talk); a split with one colour per rank (size-1 comms); a split
+ *    of a split.
  *
  * Output: one line per failure
  *   FAIL comm=.. coll=.. dtype=.. op=.. count=.. root=.. inplace=.. rank=..
@@ -44,8 +52,9 @@
  * count list, for exploring; counts >= 1<<20 get only SUM/MAX/AVG), --tag X
  * (ignored; lets a runner find its own processes).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
-#include <errno.h>
+#endif
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -1057,6 +1066,75 @@ static void comm_pass(plx_comm_t world)
             }
         }
     }
+    /* churn: many short-lived dups (ids must not collide or run out) */
+    for (int i = 0; i < 100; i++) {
+        plx_comm_t d = NULL;
+        plx_status_t st = plx_comm_dup(world, &d);
+        g_checks++;
+        if (st != PLX_SUCCESS || !d) {
+            char gs[96];
+            snprintf(gs, sizeof gs, "%d(%s) at iteration %d", (int)st, plx_strerror(st), i);
+            comm_fail("comm_dup-churn", gs, "0(success)");
+            break;
+        }
+        tcase_t t = {C_ALLREDUCE, PLX_INT32, i % 2 ? PLX_MAX : PLX_SUM, 7, -1, 0};
+        g_comm_name = "dup-churn";
+        run_case(d, wgens, &t);
+        g_comm_name = "world";
+        expect_st(plx_comm_free(&d), PLX_SUCCESS, "comm_free-churn");
+    }
+    /* every rank alone (colour = rank): size-1 communicators */
+    {
+        plx_comm_t alone = NULL;
+        expect_st(plx_comm_split(world, g_rank, 0, &alone), PLX_SUCCESS, "comm_split-alone");
+        if (alone) {
+            int sr = -1, ss = -1;
+            plx_comm_rank(alone, &sr);
+            plx_comm_size(alone, &ss);
+            expect_int(sr, 0, "alone-rank");
+            expect_int(ss, 1, "alone-size");
+            g_comm_name = "alone";
+            tcase_t t = {C_ALLREDUCE, PLX_FLOAT64, PLX_AVG, 1000, -1, 1};
+            run_case(alone, wgens + g_rank, &t);
+            tcase_t u = {C_ALLTOALL, PLX_INT8, -1, 7, -1, 0};
+            run_case(alone, wgens + g_rank, &u);
+            g_comm_name = "world";
+            expect_st(plx_comm_free(&alone), PLX_SUCCESS, "comm_free-alone");
+        }
+    }
+    /* nested: the parity comm split again into its lower and upper half */
+    {
+        plx_comm_t par = NULL, half = NULL;
+        expect_st(plx_comm_split(world, g_rank % 2, g_rank, &par), PLX_SUCCESS, "comm_split-nested-1");
+        if (par) {
+            int pr = -1, ps = -1;
+            plx_comm_rank(par, &pr);
+            plx_comm_size(par, &ps);
+            int upper = pr >= ps / 2;
+            expect_st(plx_comm_split(par, upper, pr, &half), PLX_SUCCESS, "comm_split-nested-2");
+            if (half) {
+                int members[64], nm = 0;
+                for (int i = 0; i < ps && nm < 64; i++)
+                    if ((i >= ps / 2) == upper) members[nm++] = g_rank % 2 + 2 * i;
+                int hr = -1, hs = -1;
+                plx_comm_rank(half, &hr);
+                plx_comm_size(half, &hs);
+                expect_int(hs, nm, "nested-size");
+                expect_int(hr, pr - (upper ? ps / 2 : 0), "nested-rank");
+                if (hs == nm && hr == pr - (upper ? ps / 2 : 0)) {
+                    g_comm_name = "nested";
+                    tcase_t t = {C_ALLGATHER, PLX_UINT32, -1, 1000, -1, 0};
+                    run_case(half, members, &t);
+                    tcase_t u = {C_ALLREDUCE, PLX_INT64, PLX_SUM, 1000, -1, 0};
+                    run_case(half, members, &u);
+                    g_comm_name = "world";
+                }
+                expect_st(plx_comm_free(&half), PLX_SUCCESS, "comm_free-nested-2");
+            }
+            expect_st(plx_comm_free(&par), PLX_SUCCESS, "comm_free-nested-1");
+        }
+    }
+    sync_tid(world);
     /* world still fine */
     {
         tcase_t t = {C_ALLREDUCE, PLX_INT32, PLX_SUM, 1000, -1, 0};

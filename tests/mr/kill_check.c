@@ -20,7 +20,9 @@
  * setting up (segments created but not yet mapped by everyone): the most
  * likely moment for a leak in /dev/shm.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

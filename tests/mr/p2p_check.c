@@ -21,7 +21,8 @@
  *    communicators (world and a dup) does not mix.
  *  - sending to oneself (small: a blocking send of a large message to
  *    oneself before the receive is posted would deadlock in MPI, so only
- *    <= 1 KiB by default although plexus.h promises any size).
+ *    <= 1 KiB by default although plexus.h promises any size; --self-any
+ *    checks that promise at every ring size on a 1-rank job).
  *  - *received reports the element count that arrived (smaller messages
  *    than the buffer leave the rest of the buffer untouched); received may
  *    be NULL.
@@ -32,13 +33,17 @@
  *    truncated message is consumed (the next one with the same tag is
  *    received normally); the sender of a truncated message succeeds.  Done
  *    small (eager) and large (4 MiB, single-copy path) and to oneself.
- *  - tags 0 and PLX_TAG_MAX work.
+ *  - tags 0 and PLX_TAG_MAX work; a message pending across a collective is
+ *    still received; a small (eager) and a large message with the same tag
+ *    arrive in send order.
  *
  * Final line: `p2p_check: rank R: N checks, M failures`; exit 1 on failure.
  * Options: --max-bytes N (largest ring message, default 64 MiB), --self-any
  * (self-send at every ring size), --tag X (ignored; for runners).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -281,6 +286,32 @@ static void out_of_order(plx_comm_t comm)
     }
 }
 
+/* A small message sent before a collective and received after it: p2p and
+ * collective traffic must not be confused.  Then an eager (small) and a
+ * large message with the same tag: they arrive in send order although they
+ * travel different paths. */
+static void mixed_traffic(plx_comm_t comm)
+{
+    if (g_rank == 0)
+        send_msg(comm, 1, 60, PLX_INT32, 16, 0, 6000, "p2p before allreduce send");
+    int32_t in = g_rank + 1, out = 0;
+    expect(plx_allreduce(&in, &out, 1, PLX_INT32, PLX_SUM, comm), PLX_SUCCESS, "allreduce between p2p");
+    g_checks++;
+    if (out != g_size * (g_size + 1) / 2)
+        fail("allreduce between p2p: got %d, expected %d", out, g_size * (g_size + 1) / 2);
+    if (g_rank == 1)
+        recv_check(comm, 0, 60, PLX_INT32, 16, 16, 0, 6000, "p2p received after allreduce");
+
+    const size_t big = 1u << 20;     /* int32: 4 MiB, far above any eager size */
+    if (g_rank == 0) {
+        send_msg(comm, 1, 61, PLX_INT32, 25, 0, 6100, "small then large: small send");
+        send_msg(comm, 1, 61, PLX_INT32, big, 0, 6101, "small then large: large send");
+    } else if (g_rank == 1) {
+        recv_check(comm, 0, 61, PLX_INT32, big, 25, 0, 6100, "small then large: first recv gets the small one");
+        recv_check(comm, 0, 61, PLX_INT32, big, big, 0, 6101, "small then large: second recv gets the large one");
+    }
+}
+
 static void self_send(plx_comm_t comm)
 {
     static const size_t counts[3] = {0, 1, 1024};   /* uint8 */
@@ -406,8 +437,10 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t0);
 
     ring(world, max_bytes, self_any);
-    if (g_size >= 2)
+    if (g_size >= 2) {
         out_of_order(world);
+        mixed_traffic(world);
+    }
     self_send(world);
     received_and_truncate(world);
     comm_separation(world);

@@ -148,6 +148,10 @@ static void req_init(plx_tl_req_t *r, uint64_t tag, void *buf, size_t len, int p
 
 /* ---- send -------------------------------------------------------------- */
 
+static int handle_cell(shm_tl_t *t, int p, shm_cell_t *c);
+static plx_tl_req_t *match_posted(shm_peer_t *pe, uint64_t tag);
+static void eager_deliver(plx_tl_req_t *r, const void *data, uint64_t len);
+
 /* Put a send (eager or RTS) into the ring; 0 if the ring is full. */
 static int send_push(shm_tl_t *t, shm_peer_t *pe, plx_tl_req_t *r)
 {
@@ -178,6 +182,33 @@ static plx_status_t shm_isend(void *tlp, int peer, uint64_t tag, const void *buf
     shm_peer_t *pe = &t->peers[p];
     req_init(req, tag, (void *)(uintptr_t)buf, len, p);
 
+    if (len > t->lay.eager_max && p == t->me) {
+        /* A large message to oneself: the receiver is this very thread, so a
+         * rendezvous would wait for a receive that a blocking caller can
+         * never post.  Deliver it now (posted receive) or keep a private
+         * copy (unexpected), after draining what we sent ourselves earlier
+         * so same-tag order holds.  With older self-sends still queued
+         * behind a full ring, take the normal path to keep the order. */
+        shm_cell_t *c;
+        while ((c = shm_ring_peek(&pe->in, t->lay.ncells)) && handle_cell(t, p, c)) {}
+        if (!pe->sendq.head && !shm_ring_peek(&pe->in, t->lay.ncells)) {
+            plx_tl_req_t *r = match_posted(pe, tag);
+            if (r) {
+                eager_deliver(r, buf, len);
+            } else {
+                shm_unexp_t *u = malloc(sizeof *u + len);
+                if (!u) return PLX_ERR_NO_MEMORY;
+                u->tag = tag;
+                u->len = len;
+                u->type = SHM_T_EAGER;
+                memcpy(u->data, buf, len);
+                uq_push(&pe->unexp, u);
+            }
+            req->bytes = len;
+            shm_req_complete(req, PLX_SUCCESS);
+            return PLX_SUCCESS;
+        }
+    }
     if (len > t->lay.eager_max) {
         shm_xfer_t *x = shm_xfer_get(t);
         if (!x) return PLX_ERR_NO_MEMORY;
