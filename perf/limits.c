@@ -1,0 +1,179 @@
+/*
+ * perf/limits.c — the floors of this machine that a collective on one node
+ * cannot beat, to put plx_perf's numbers in proportion:
+ *
+ *   memcpy   single-core memcpy bandwidth between two buffers of SIZE bytes
+ *            (default 64 MiB), best of REPS copies; GB/s = bytes copied / s
+ *            (the memory traffic is about twice that: read + write).
+ *   rtt      cache-line round trip between two processes through a
+ *            MAP_SHARED page: A writes flag "ping" (its own cache line),
+ *            B spins until it sees it and writes "pong" (another cache line),
+ *            A spins until it sees that.  Batches of BATCH round trips are
+ *            timed; the median batch / BATCH is the round trip.  Both
+ *            processes spin (no yield): run it with 2 cores free, or the
+ *            number is the scheduler's time slice instead.  The two are
+ *            pinned to the first two CPUs this process may use (if it may
+ *            use two).
+ *
+ * Build: cc -O2 -o limits perf/limits.c          (perf/compare does that)
+ * Usage: limits [-s SIZE] [-r REPS] [-t TRIPS] [--no-pin] [--csv]
+ *   -s SIZE   memcpy size, K/M/G suffixes (default 64M)
+ *   -r REPS   memcpy repetitions, the best counts (default 10)
+ *   -t TRIPS  round trips measured (default 200000, in batches of 100)
+ *   --csv     print "metric,value,unit" rows instead of prose:
+ *             memcpy_gbps,<GB/s>,GB/s   memcpy_bytes,<SIZE>,B
+ *             rtt_us,<median>,us        rtt_min_us,<min batch>,us
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LINE 128                /* two 64-byte lines apart: no adjacent-line prefetch sharing */
+#define BATCH 100
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || v <= 0) return -1;
+    switch (*end) {
+    case 'k': case 'K': v *= 1024; end++; break;
+    case 'm': case 'M': v *= 1024 * 1024; end++; break;
+    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
+    default: break;
+    }
+    if (*end) return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double memcpy_gbps(size_t size, int reps)
+{
+    char *src = malloc(size), *dst = malloc(size);
+    if (!src || !dst) { fprintf(stderr, "limits: cannot allocate 2 x %zu bytes\n", size); exit(1); }
+    memset(src, 1, size);       /* fault every page in before timing */
+    memset(dst, 2, size);
+    double best = 1e30;
+    for (int r = 0; r < reps; r++) {
+        src[r % size] = (char)r;
+        double t0 = now_s();
+        memcpy(dst, src, size);
+        double t = now_s() - t0;
+        if (t < best) best = t;
+    }
+    volatile char sink = dst[size / 2];
+    (void)sink;
+    free(src);
+    free(dst);
+    return (double)size / best / 1e9;
+}
+
+static void pin_to(int nth)
+{
+    cpu_set_t allowed, one;
+    if (sched_getaffinity(0, sizeof allowed, &allowed)) return;
+    if (CPU_COUNT(&allowed) < 2) return;
+    for (int c = 0, k = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &allowed) && k++ == nth) {
+            CPU_ZERO(&one);
+            CPU_SET(c, &one);
+            sched_setaffinity(0, sizeof one, &one);
+            return;
+        }
+}
+
+/* median and min round trip in µs */
+static void rtt_us(long trips, int pin, double *med, double *min)
+{
+    long nb = trips / BATCH;
+    if (nb < 1) nb = 1;
+    char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED) { perror("limits: mmap"); exit(1); }
+    volatile uint64_t *ping = (volatile uint64_t *)page, *pong = (volatile uint64_t *)(page + LINE);
+    *ping = *pong = 0;
+    uint64_t total = (uint64_t)(nb + 10) * BATCH;   /* + 10 warm-up batches */
+    pid_t pid = fork();
+    if (pid < 0) { perror("limits: fork"); exit(1); }
+    if (pid == 0) {
+        if (pin) pin_to(1);
+        alarm(120);             /* never outlive a dead parent */
+        for (uint64_t i = 1; i <= total; i++) {
+            while (*ping != i) __asm__ volatile("" ::: "memory");
+            *pong = i;
+        }
+        _exit(0);
+    }
+    if (pin) pin_to(0);
+    double *t = malloc(sizeof(double) * (size_t)nb);
+    uint64_t i = 0;
+    for (long b = -10; b < nb; b++) {
+        double t0 = now_s();
+        for (int k = 0; k < BATCH; k++) {
+            *ping = ++i;
+            while (*pong != i) __asm__ volatile("" ::: "memory");
+        }
+        double dt = (now_s() - t0) / BATCH * 1e6;
+        if (b >= 0) t[b] = dt;
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    qsort(t, (size_t)nb, sizeof(double), cmp_d);
+    *med = nb % 2 ? t[nb / 2] : 0.5 * (t[nb / 2 - 1] + t[nb / 2]);
+    *min = t[0];
+    free(t);
+    munmap(page, 4096);
+}
+
+int main(int argc, char **argv)
+{
+    size_t size = 64u << 20;
+    int reps = 10, csv = 0, pin = 1;
+    long trips = 200000;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-s") && v) { if (parse_size(v, &size)) goto bad; i++; }
+        else if (!strcmp(a, "-r") && v) { reps = atoi(v); i++; if (reps < 1) goto bad; }
+        else if (!strcmp(a, "-t") && v) { trips = atol(v); i++; if (trips < 1) goto bad; }
+        else if (!strcmp(a, "--csv")) csv = 1;
+        else if (!strcmp(a, "--no-pin")) pin = 0;
+        else goto bad;
+    }
+    double gbps = memcpy_gbps(size, reps), med, min;
+    rtt_us(trips, pin, &med, &min);
+    if (csv) {
+        printf("metric,value,unit\n");
+        printf("memcpy_gbps,%.3f,GB/s\n", gbps);
+        printf("memcpy_bytes,%zu,B\n", size);
+        printf("rtt_us,%.4f,us\n", med);
+        printf("rtt_min_us,%.4f,us\n", min);
+    } else {
+        printf("memcpy, one core, %zu bytes, best of %d: %.2f GB/s (bytes copied per second)\n", size, reps, gbps);
+        printf("cache-line round trip between 2 processes (MAP_SHARED, spinning%s): median %.3f us, best batch %.3f us (%ld trips)\n",
+               pin ? ", pinned" : "", med, min, (trips / BATCH) * (long)BATCH);
+    }
+    return 0;
+bad:
+    fprintf(stderr, "usage: limits [-s SIZE] [-r REPS] [-t TRIPS] [--no-pin] [--csv]\n");
+    return 2;
+}

@@ -1,0 +1,360 @@
+/*
+ * perf/mpi_bench.c — plx_perf's measurement loop written against MPI, so that
+ * Plexus can be compared with Open MPI and MPICH number for number
+ * (perf/compare builds it with mpicc.openmpi and mpicc.mpich).
+ *
+ *   mpirun -n 4 mpi_bench -L openmpi -c allreduce -b 8 -e 128M -f 2 --csv out.csv
+ *
+ * Everything that decides a number is the same as in perf/plx_perf.c:
+ *   - sizes are total bytes as in nccl-tests: the result buffer for allgather,
+ *     gather; the send buffer for reduce_scatter, scatter; the whole exchanged
+ *     buffer for alltoall; the message for the others (barrier: one row, 0 B);
+ *     a size whose element count equals the previous one is skipped;
+ *   - inputs: rank r, element i holds (r*7 + i*13) % 4; one checked call
+ *     first, #wrong = elements differing from the serial reference, summed
+ *     over ranks;
+ *   - -w warm-up calls (default 5); -n timed calls, default: the slowest
+ *     rank's time of one call (barrier, t0, one call, MAX-allreduce) gives
+ *     iters = 0.2 s / that, clamped to 5..20000 (every rank runs the same);
+ *   - timing: barrier, t0, iters calls, t1; per-rank average
+ *     (t1-t0)/iters, then averaged over ranks;
+ *   - busbw = algbw * nccl-tests factor (allreduce 2(n-1)/n; allgather,
+ *     reduce_scatter, alltoall, gather, scatter (n-1)/n; others 1).
+ * Datatype float32, op sum, root 0, out of place.
+ *
+ * Options:
+ *   -L NAME   library name written in the CSV (default "mpi"; compare passes
+ *             openmpi or mpich)
+ *   -c NAME   allreduce|bcast|reduce|allgather|reduce_scatter|alltoall|
+ *             gather|scatter|barrier|all   (default allreduce)
+ *   -b SIZE   smallest size in bytes (K/M/G suffixes; default 8)
+ *   -e SIZE   largest size (default 64M)
+ *   -f N      multiply the size by N each step (default 2)
+ *   -r ROOT   root of rooted collectives (default 0)
+ *   -w N      warm-up iterations (default 5)
+ *   -n N      timed iterations (default: scaled so each size takes ~0.2 s)
+ *   --csv F   also write rows library,collective,ranks,bytes,time_us,busbw_gbps,wrong
+ *
+ * Exit status 1 when any result was wrong.
+ */
+#include <mpi.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { C_ALLREDUCE, C_BCAST, C_REDUCE, C_ALLGATHER, C_REDUCE_SCATTER, C_ALLTOALL, C_GATHER,
+       C_SCATTER, C_BARRIER, C_N };
+static const char *const coll_names[C_N] = { "allreduce", "bcast", "reduce", "allgather",
+    "reduce_scatter", "alltoall", "gather", "scatter", "barrier" };
+
+typedef struct opts {
+    int coll;                   /* -1 = all */
+    size_t minb, maxb;
+    double factor;
+    int root, warmup, iters;
+    const char *csv, *lib;
+} opts_t;
+
+typedef struct bench {
+    const opts_t *o;
+    MPI_Comm comm;
+    int rank, size;
+    float *sbuf, *rbuf;
+} bench_t;
+
+static const size_t ES = sizeof(float);
+
+/* the same clock as plx_perf (not MPI_Wtime) so the timer is identical */
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || v < 0) return -1;
+    switch (*end) {
+    case 'k': case 'K': v *= 1024; end++; break;
+    case 'm': case 'M': v *= 1024 * 1024; end++; break;
+    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
+    default: break;
+    }
+    if (*end) return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+/* plx_perf's input() for op sum */
+static float input(int r, size_t i)
+{
+    return (float)((r * 7 + i * 13) % 4);
+}
+
+static float reduce_ref(size_t i, int nranks)
+{
+    double acc = 0;
+    for (int r = 0; r < nranks; r++) acc += input(r, i);
+    return (float)acc;
+}
+
+static void counts_for(const bench_t *b, int c, size_t bytes, size_t *count, size_t *sbytes, size_t *rbytes)
+{
+    size_t n = (size_t)b->size, cnt;
+    switch (c) {
+    case C_ALLGATHER: case C_GATHER:
+        cnt = bytes / ES / n; *sbytes = cnt * ES; *rbytes = cnt * ES * n; break;
+    case C_REDUCE_SCATTER: case C_SCATTER:
+        cnt = bytes / ES / n; *sbytes = cnt * ES * n; *rbytes = cnt * ES; break;
+    case C_ALLTOALL:
+        cnt = bytes / ES / n; *sbytes = *rbytes = cnt * ES * n; break;
+    case C_BARRIER:
+        cnt = 0; *sbytes = *rbytes = 0; break;
+    default:
+        cnt = bytes / ES; *sbytes = *rbytes = cnt * ES; break;
+    }
+    *count = cnt;
+}
+
+static double busbw_factor(int c, int n)
+{
+    switch (c) {
+    case C_ALLREDUCE: return n > 1 ? 2.0 * (n - 1) / n : 0;
+    case C_ALLGATHER: case C_REDUCE_SCATTER: case C_ALLTOALL: case C_GATHER: case C_SCATTER:
+        return n > 1 ? (double)(n - 1) / n : 0;
+    default: return 1;
+    }
+}
+
+static void fill_inputs(bench_t *b, int c, size_t count)
+{
+    size_t n = (size_t)b->size;
+    switch (c) {
+    case C_ALLREDUCE: case C_REDUCE:
+        for (size_t i = 0; i < count; i++) b->sbuf[i] = input(b->rank, i);
+        break;
+    case C_REDUCE_SCATTER: case C_ALLTOALL: case C_SCATTER:
+        for (size_t i = 0; i < count * n; i++) b->sbuf[i] = input(b->rank, i);
+        break;
+    case C_BCAST:
+        for (size_t i = 0; i < count; i++) b->sbuf[i] = b->rank == b->o->root ? input(b->o->root, i) : 0;
+        break;
+    case C_ALLGATHER: case C_GATHER:
+        for (size_t i = 0; i < count; i++) b->sbuf[i] = input(b->rank, i);
+        break;
+    default: break;
+    }
+}
+
+static int run_once(bench_t *b, int c, size_t count)
+{
+    int root = b->o->root, n = (int)count;
+    switch (c) {
+    case C_ALLREDUCE: return MPI_Allreduce(b->sbuf, b->rbuf, n, MPI_FLOAT, MPI_SUM, b->comm);
+    case C_BCAST: return MPI_Bcast(b->sbuf, n, MPI_FLOAT, root, b->comm);
+    case C_REDUCE: return MPI_Reduce(b->sbuf, b->rbuf, n, MPI_FLOAT, MPI_SUM, root, b->comm);
+    case C_ALLGATHER: return MPI_Allgather(b->sbuf, n, MPI_FLOAT, b->rbuf, n, MPI_FLOAT, b->comm);
+    case C_REDUCE_SCATTER: return MPI_Reduce_scatter_block(b->sbuf, b->rbuf, n, MPI_FLOAT, MPI_SUM, b->comm);
+    case C_ALLTOALL: return MPI_Alltoall(b->sbuf, n, MPI_FLOAT, b->rbuf, n, MPI_FLOAT, b->comm);
+    case C_GATHER: return MPI_Gather(b->sbuf, n, MPI_FLOAT, b->rbuf, n, MPI_FLOAT, root, b->comm);
+    case C_SCATTER: return MPI_Scatter(b->sbuf, n, MPI_FLOAT, b->rbuf, n, MPI_FLOAT, root, b->comm);
+    case C_BARRIER: return MPI_Barrier(b->comm);
+    default: return MPI_ERR_ARG;
+    }
+}
+
+static size_t count_wrong(bench_t *b, int c, size_t count)
+{
+    size_t n = (size_t)b->size, wrong = 0;
+    int root = b->o->root;
+    switch (c) {
+    case C_ALLREDUCE:
+        for (size_t i = 0; i < count; i++) wrong += b->rbuf[i] != reduce_ref(i, b->size);
+        break;
+    case C_REDUCE:
+        if (b->rank == root)
+            for (size_t i = 0; i < count; i++) wrong += b->rbuf[i] != reduce_ref(i, b->size);
+        break;
+    case C_REDUCE_SCATTER:
+        for (size_t i = 0; i < count; i++) wrong += b->rbuf[i] != reduce_ref((size_t)b->rank * count + i, b->size);
+        break;
+    case C_BCAST:
+        for (size_t i = 0; i < count; i++) wrong += b->sbuf[i] != input(root, i);
+        break;
+    case C_ALLGATHER:
+        for (size_t r = 0; r < n; r++)
+            for (size_t i = 0; i < count; i++) wrong += b->rbuf[r * count + i] != input((int)r, i);
+        break;
+    case C_GATHER:
+        if (b->rank == root)
+            for (size_t r = 0; r < n; r++)
+                for (size_t i = 0; i < count; i++) wrong += b->rbuf[r * count + i] != input((int)r, i);
+        break;
+    case C_ALLTOALL:
+        for (size_t r = 0; r < n; r++)
+            for (size_t i = 0; i < count; i++)
+                wrong += b->rbuf[r * count + i] != input((int)r, (size_t)b->rank * count + i);
+        break;
+    case C_SCATTER:
+        for (size_t i = 0; i < count; i++) wrong += b->rbuf[i] != input(root, (size_t)b->rank * count + i);
+        break;
+    default: break;
+    }
+    return wrong;
+}
+
+static double allreduce_d(bench_t *b, double v, MPI_Op op)
+{
+    double out;
+    MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, op, b->comm);
+    return out;
+}
+
+static int bench_coll(bench_t *b, int c, FILE *csv)
+{
+    const opts_t *o = b->o;
+    int bad = 0;
+    if (b->rank == 0) {
+        printf("#\n# %s  ranks %d  type float32  op sum  root %d  out-of-place  (%s)\n", coll_names[c], b->size,
+               o->root, o->lib);
+        printf("# %12s %12s %8s %6s %5s %11s %10s %10s %8s\n", "size(B)", "count", "type", "op",
+               "root", "time(us)", "algbw", "busbw", "#wrong");
+    }
+    size_t last = (size_t)-1;
+    for (double sz = (double)o->minb; sz <= (double)o->maxb * 1.0000001; sz = sz * o->factor < sz + 1 ? sz + 1 : sz * o->factor) {
+        size_t bytes = (size_t)sz, count, sbytes, rbytes;
+        counts_for(b, c, bytes, &count, &sbytes, &rbytes);
+        if (c != C_BARRIER && count == 0) continue;
+        if (c == C_BARRIER && last == 0) break;
+        if (count == last) continue;
+        last = count;
+        if (count > (size_t)0x7fffffff) {
+            if (b->rank == 0) fprintf(stderr, "mpi_bench: count %zu does not fit an MPI int, stopping\n", count);
+            break;
+        }
+        size_t shown = c == C_BARRIER ? 0 : (c == C_REDUCE_SCATTER || c == C_SCATTER ? sbytes : rbytes);
+
+        fill_inputs(b, c, count);
+        MPI_Barrier(b->comm);
+        if (run_once(b, c, count) != MPI_SUCCESS) {
+            fprintf(stderr, "mpi_bench: rank %d: %s of %zu bytes failed\n", b->rank, coll_names[c], shown);
+            return 1;
+        }
+        double wrong = allreduce_d(b, (double)count_wrong(b, c, count), MPI_SUM);
+
+        int iters = o->iters;
+        for (int w = 0; w < o->warmup; w++) run_once(b, c, count);
+        if (iters <= 0) {
+            MPI_Barrier(b->comm);
+            double t0 = now_s();
+            run_once(b, c, count);
+            double one = allreduce_d(b, now_s() - t0, MPI_MAX);
+            iters = one > 0 ? (int)(0.2 / one) : 1000;
+            if (iters < 5) iters = 5;
+            if (iters > 20000) iters = 20000;
+        }
+        MPI_Barrier(b->comm);
+        double t0 = now_s();
+        for (int it = 0; it < iters; it++) {
+            if (run_once(b, c, count) != MPI_SUCCESS) {
+                fprintf(stderr, "mpi_bench: rank %d: %s failed\n", b->rank, coll_names[c]);
+                return 1;
+            }
+        }
+        double t = (now_s() - t0) / iters * 1e6;
+        double tavg = allreduce_d(b, t, MPI_SUM) / b->size;
+        double algbw = tavg > 0 ? (double)shown / (tavg * 1e-6) / 1e9 : 0;
+        double busbw = algbw * busbw_factor(c, b->size);
+        if (b->rank == 0) {
+            printf("  %12zu %12zu %8s %6s %5d %11.2f %10.3f %10.3f %8.0f\n", shown, count, "float32", "sum",
+                   o->root, tavg, algbw, busbw, wrong);
+            fflush(stdout);
+            if (csv)
+                fprintf(csv, "%s,%s,%d,%zu,%.3f,%.4f,%.0f\n", o->lib, coll_names[c], b->size, shown, tavg, busbw, wrong);
+        }
+        if (wrong > 0) bad = 1;
+    }
+    return bad;
+}
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: mpi_bench [-L LIBNAME] [-c COLL|all] [-b MIN] [-e MAX] [-f FACTOR] [-r ROOT]\n"
+            "                 [-w WARMUP] [-n ITERS] [--csv FILE]\n");
+}
+
+int main(int argc, char **argv)
+{
+    opts_t o = { .coll = C_ALLREDUCE, .minb = 8, .maxb = 64u << 20, .factor = 2, .root = 0,
+                 .warmup = 5, .iters = 0, .lib = "mpi" };
+    MPI_Init(&argc, &argv);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int ok = 1;
+        if (!strcmp(a, "-c") && v) {
+            o.coll = -2;
+            if (!strcmp(v, "all")) o.coll = -1;
+            for (int c = 0; c < C_N; c++) if (!strcmp(v, coll_names[c])) o.coll = c;
+            if (o.coll == -2) { fprintf(stderr, "mpi_bench: unknown collective '%s'\n", v); ok = 0; }
+        } else if (!strcmp(a, "-b") && v) ok = !parse_size(v, &o.minb);
+        else if (!strcmp(a, "-e") && v) ok = !parse_size(v, &o.maxb);
+        else if (!strcmp(a, "-f") && v) { o.factor = atof(v); ok = o.factor > 1; }
+        else if (!strcmp(a, "-r") && v) o.root = atoi(v);
+        else if (!strcmp(a, "-w") && v) o.warmup = atoi(v);
+        else if (!strcmp(a, "-n") && v) o.iters = atoi(v);
+        else if (!strcmp(a, "-L") && v) o.lib = v;
+        else if (!strcmp(a, "--csv") && v) o.csv = v;
+        else ok = 0;
+        if (!ok) { usage(); MPI_Finalize(); return 2; }
+        i++;
+    }
+    if (o.minb > o.maxb) { usage(); MPI_Finalize(); return 2; }
+
+    bench_t b = { .o = &o, .comm = MPI_COMM_WORLD };
+    MPI_Comm_rank(b.comm, &b.rank);
+    MPI_Comm_size(b.comm, &b.size);
+    if (o.root < 0 || o.root >= b.size) {
+        if (b.rank == 0) fprintf(stderr, "mpi_bench: root %d is not a rank (size %d)\n", o.root, b.size);
+        MPI_Finalize();
+        return 2;
+    }
+    size_t cap = (o.maxb / ES + 1) * ES * 2 + 64;  /* as plx_perf */
+    b.sbuf = malloc(cap);
+    b.rbuf = malloc(cap);
+    if (!b.sbuf || !b.rbuf) { fprintf(stderr, "mpi_bench: out of memory\n"); MPI_Abort(b.comm, 1); }
+    memset(b.sbuf, 0, cap);
+    memset(b.rbuf, 0, cap);
+
+    FILE *csv = NULL;
+    if (o.csv && b.rank == 0) {
+        csv = fopen(o.csv, "w");
+        if (!csv) { perror(o.csv); MPI_Abort(b.comm, 1); }
+        fprintf(csv, "library,collective,ranks,bytes,time_us,busbw_gbps,wrong\n");
+    }
+    if (b.rank == 0) {
+        char ver[MPI_MAX_LIBRARY_VERSION_STRING];
+        int len = 0;
+        MPI_Get_library_version(ver, &len);
+        char *nl = strchr(ver, '\n');
+        if (nl) *nl = 0;
+        printf("# mpi_bench (%s): %s, %d ranks\n", o.lib, ver, b.size);
+    }
+    int bad = 0;
+    for (int c = 0; c < C_N; c++) {
+        if (o.coll >= 0 && c != o.coll) continue;
+        bad |= bench_coll(&b, c, csv);
+    }
+    if (csv) fclose(csv);
+    if (b.rank == 0) printf("# %s\n", bad ? "FAILED: some results were wrong" : "all results correct");
+    free(b.sbuf);
+    free(b.rbuf);
+    MPI_Finalize();
+    return bad;
+}
