@@ -175,6 +175,7 @@ static void context_destroy(plx_context_t ctx, int keep_handle)
         free(ctx->world->world_rank);
         free(ctx->world);
     }
+    sched_scratch_release(ctx);
     plx_select_free(ctx->select);
     free(ctx->peer_tl);
     free(ctx->node_of);

@@ -46,7 +46,56 @@ enum { ST_BUILD = 0, ST_RUNNING, ST_DONE };
 /* Header of a sched_alloc block; the caller's memory starts SCHED_ALIGN bytes in. */
 typedef struct sched_block {
     struct sched_block *next;
+    size_t cap;                /* bytes usable after the header */
 } sched_block_t;
+
+#define SCHED_CACHE_SLOTS ((int)(sizeof ((struct plx_context *)0)->scratch / sizeof ((struct plx_context *)0)->scratch[0]))
+
+/* Take the smallest cached block of the context that holds bytes. */
+static sched_block_t *cache_take(plx_context_t ctx, size_t bytes)
+{
+    int best = -1;
+    for (int i = 0; i < SCHED_CACHE_SLOTS; i++)
+        if (ctx->scratch[i].blk && ctx->scratch[i].cap >= bytes &&
+            (best < 0 || ctx->scratch[i].cap < ctx->scratch[best].cap))
+            best = i;
+    if (best < 0) return NULL;
+    sched_block_t *b = ctx->scratch[best].blk;
+    ctx->scratch[best].blk = NULL;
+    ctx->scratch[best].cap = 0;
+    return b;
+}
+
+/* Keep a block for the next schedule: an empty slot, else replace the
+ * smallest cached block if this one is larger; free what is not kept. */
+static void cache_put(plx_context_t ctx, sched_block_t *b)
+{
+    int slot = -1;
+    for (int i = 0; i < SCHED_CACHE_SLOTS && slot < 0; i++)
+        if (!ctx->scratch[i].blk) slot = i;
+    if (slot < 0) {
+        int small = 0;
+        for (int i = 1; i < SCHED_CACHE_SLOTS; i++)
+            if (ctx->scratch[i].cap < ctx->scratch[small].cap) small = i;
+        if (ctx->scratch[small].cap >= b->cap) {
+            free(b);
+            return;
+        }
+        free(ctx->scratch[small].blk);
+        slot = small;
+    }
+    ctx->scratch[slot].blk = b;
+    ctx->scratch[slot].cap = b->cap;
+}
+
+void sched_scratch_release(plx_context_t ctx)
+{
+    for (int i = 0; i < SCHED_CACHE_SLOTS; i++) {
+        free(ctx->scratch[i].blk);
+        ctx->scratch[i].blk = NULL;
+        ctx->scratch[i].cap = 0;
+    }
+}
 
 struct plx_sched {
     plx_comm_t comm;
@@ -113,16 +162,22 @@ void *sched_alloc(plx_sched_t *s, size_t bytes)
             return a;
         }
     }
-    void *p = NULL;
-    if (bytes > SIZE_MAX - SCHED_ALIGN ||
-        posix_memalign(&p, SCHED_ALIGN, SCHED_ALIGN + bytes) != 0) {
-        sched_fail(s, PLX_ERR_NO_MEMORY);
-        return NULL;
+    sched_block_t *b = cache_take(s->comm->ctx, bytes);
+    if (!b) {
+        void *p = NULL;
+        /* round up so a slightly larger next call still reuses the block */
+        size_t cap = bytes <= ((size_t)1 << 16) ? bytes : (bytes + 0xffff) & ~(size_t)0xffff;
+        if (bytes > SIZE_MAX - 0x10000 - SCHED_ALIGN ||
+            posix_memalign(&p, SCHED_ALIGN, SCHED_ALIGN + cap) != 0) {
+            sched_fail(s, PLX_ERR_NO_MEMORY);
+            return NULL;
+        }
+        b = p;
+        b->cap = cap;
     }
-    sched_block_t *b = p;
     b->next = s->blocks;
     s->blocks = b;
-    return (char *)p + SCHED_ALIGN;
+    return (char *)b + SCHED_ALIGN;
 }
 
 /* An inline-or-heap array grown to twice its capacity; NULL if out of
@@ -586,7 +641,7 @@ void sched_free(plx_sched_t *s)
     sched_block_t *b = s->blocks;
     while (b) {
         sched_block_t *n = b->next;
-        free(b);
+        cache_put(s->comm->ctx, b);
         b = n;
     }
     if (s->steps != s->step_inline) free(s->steps);
