@@ -64,6 +64,9 @@ struct plx_context {
      * big blocks out as fresh mmaps, and faulting them in on every call
      * cost reduce 4x its bandwidth.  Released at finalize. */
     struct { void *blk; size_t cap; } scratch[4];
+    /* One finished schedule object kept for the next collective: its
+     * ~4 KiB malloc/free was the largest fixed cost of a small call. */
+    void *spare_sched;
 };
 
 /* Free the scratch blocks cached in ctx (lib/sched.c). */

@@ -90,6 +90,8 @@ static void cache_put(plx_context_t ctx, sched_block_t *b)
 
 void sched_scratch_release(plx_context_t ctx)
 {
+    free(ctx->spare_sched);
+    ctx->spare_sched = NULL;
     for (int i = 0; i < SCHED_CACHE_SLOTS; i++) {
         free(ctx->scratch[i].blk);
         ctx->scratch[i].blk = NULL;
@@ -132,8 +134,11 @@ static void sched_fail(plx_sched_t *s, plx_status_t st)
 
 plx_sched_t *sched_new(plx_comm_t comm, const char *name)
 {
-    void *mem;
-    if (posix_memalign(&mem, SCHED_ALIGN, sizeof(plx_sched_t)) != 0) return NULL;   /* for the arena */
+    void *mem = comm->ctx->spare_sched;
+    if (mem)
+        comm->ctx->spare_sched = NULL;
+    else if (posix_memalign(&mem, SCHED_ALIGN, sizeof(plx_sched_t)) != 0)   /* aligned for the arena */
+        return NULL;
     plx_sched_t *s = mem;
     /* Only the header needs clearing: steps are initialised as they are added. */
     memset(s, 0, offsetof(plx_sched_t, round_inline));
@@ -646,7 +651,11 @@ void sched_free(plx_sched_t *s)
     }
     if (s->steps != s->step_inline) free(s->steps);
     if (s->round_end != s->round_inline) free(s->round_end);
-    free(s);
+    plx_context_t ctx = s->comm->ctx;
+    if (!ctx->spare_sched)
+        ctx->spare_sched = s;
+    else
+        free(s);
 }
 
 plx_status_t sched_run(plx_sched_t *s)
