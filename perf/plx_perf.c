@@ -20,6 +20,7 @@
  *   -C 0|1    check results (default 1); wrong elements make the exit status 1
  *   -F        also print min/max time over ranks
  *   --csv F   also write rows library,collective,ranks,bytes,time_us,busbw_gbps,wrong
+ *   --json F  also write every row with all its fields as a JSON array of objects
  *
  * Sizes are total bytes as in nccl-tests: the result buffer for allgather,
  * gather; the send buffer for reduce_scatter, scatter; the whole exchanged
@@ -58,7 +59,7 @@ typedef struct opts {
     plx_dtype_t dt;
     plx_op_t op;
     int root, warmup, iters, in_place, check, minmax;
-    const char *csv;
+    const char *csv, *json;
 } opts_t;
 
 static double now_s(void)
@@ -328,7 +329,13 @@ static double allreduce_d(bench_t *b, double v, plx_op_t op)
     return out;
 }
 
-static int bench_coll(bench_t *b, int c, FILE *csv)
+/* Machine-readable outputs (rank 0 only). */
+typedef struct outputs {
+    FILE *csv, *json;
+    int json_rows;
+} outputs_t;
+
+static int bench_coll(bench_t *b, int c, outputs_t *out)
 {
     const opts_t *o = b->o;
     int bad = 0;
@@ -393,8 +400,18 @@ static int bench_coll(bench_t *b, int c, FILE *csv)
             if (o->minmax) printf(" %10.2f %10.2f", tmin, tmax);
             printf(" %8.0f  %s/%s\n", wrong, algo, tl);
             fflush(stdout);
-            if (csv)
-                fprintf(csv, "plexus,%s,%d,%zu,%.3f,%.4f,%.0f\n", coll_names[c], b->size, shown, tavg, busbw, wrong);
+            if (out->csv)
+                fprintf(out->csv, "plexus,%s,%d,%zu,%.3f,%.4f,%.0f\n", coll_names[c], b->size, shown, tavg, busbw, wrong);
+            if (out->json)
+                fprintf(out->json,
+                        "%s  {\"library\": \"plexus\", \"collective\": \"%s\", \"ranks\": %d, \"bytes\": %zu, "
+                        "\"count\": %zu, \"type\": \"%s\", \"op\": \"%s\", \"root\": %d, \"in_place\": %s, "
+                        "\"iters\": %d, \"time_us\": %.3f, \"time_min_us\": %.3f, \"time_max_us\": %.3f, "
+                        "\"algbw_gbps\": %.4f, \"busbw_gbps\": %.4f, \"wrong\": %.0f, \"algorithm\": \"%s\", "
+                        "\"transport\": \"%s\"}",
+                        out->json_rows++ ? ",\n" : "", coll_names[c], b->size, shown, count,
+                        plx_dtype_name(o->dt), plx_op_name(o->op), o->root, o->in_place ? "true" : "false",
+                        iters, tavg, tmin, tmax, algbw, busbw, wrong, algo, tl);
         }
         if (wrong > 0) bad = 1;
     }
@@ -405,7 +422,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: plx_perf [-c COLL|all] [-b MIN] [-e MAX] [-f FACTOR] [-d TYPE] [-o OP] [-r ROOT]\n"
-            "                [-w WARMUP] [-n ITERS] [-i] [-C 0|1] [-F] [--csv FILE]\n");
+            "                [-w WARMUP] [-n ITERS] [-i] [-C 0|1] [-F] [--csv FILE] [--json FILE]\n");
 }
 
 int main(int argc, char **argv)
@@ -438,6 +455,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-n") && v) o.iters = atoi(v);
         else if (!strcmp(a, "-C") && v) o.check = atoi(v);
         else if (!strcmp(a, "--csv") && v) o.csv = v;
+        else if (!strcmp(a, "--json") && v) o.json = v;
         else if (!strcmp(a, "-i")) { o.in_place = 1; takes = 0; }
         else if (!strcmp(a, "-F")) { o.minmax = 1; takes = 0; }
         else { usage(); return 2; }
@@ -465,11 +483,16 @@ int main(int argc, char **argv)
     memset(b.sbuf, 0, b.cap);
     memset(b.rbuf, 0, b.cap);
 
-    FILE *csv = NULL;
+    outputs_t out = { 0 };
     if (o.csv && b.rank == 0) {
-        csv = fopen(o.csv, "w");
-        if (!csv) { perror(o.csv); return 1; }
-        fprintf(csv, "library,collective,ranks,bytes,time_us,busbw_gbps,wrong\n");
+        out.csv = fopen(o.csv, "w");
+        if (!out.csv) { perror(o.csv); return 1; }
+        fprintf(out.csv, "library,collective,ranks,bytes,time_us,busbw_gbps,wrong\n");
+    }
+    if (o.json && b.rank == 0) {
+        out.json = fopen(o.json, "w");
+        if (!out.json) { perror(o.json); return 1; }
+        fprintf(out.json, "[\n");
     }
     if (b.rank == 0) printf("# plx_perf: Plexus %s, %d ranks\n", plx_version_string(), b.size);
     int bad = 0;
@@ -481,9 +504,13 @@ int main(int argc, char **argv)
             if (b.rank == 0) printf("# %s: op %s not defined on %s, skipped\n", coll_names[c], plx_op_name(o.op), plx_dtype_name(o.dt));
             continue;
         }
-        bad |= bench_coll(&b, c, csv);
+        bad |= bench_coll(&b, c, &out);
     }
-    if (csv) fclose(csv);
+    if (out.csv) fclose(out.csv);
+    if (out.json) {
+        fprintf(out.json, "\n]\n");
+        fclose(out.json);
+    }
     if (b.rank == 0) printf("# %s\n", bad ? "FAILED: some results were wrong" : "all results correct");
     free(b.sbuf);
     free(b.rbuf);

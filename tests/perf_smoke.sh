@@ -1,0 +1,52 @@
+#!/bin/bash
+# tests/perf_smoke.sh — plx_perf as users run it: every collective at 3
+# ranks, out of place and in place, a reduction op and datatype other than
+# the default, with results checked (a wrong element makes plx_perf exit
+# non-zero) and the CSV and JSON outputs well formed.
+set -u
+top_builddir=${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}
+run=$top_builddir/tools/plexusrun
+perf=$top_builddir/perf/plx_perf
+tmp=$(mktemp -d /tmp/plx-perf.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+check() {  # description, command...
+    local what=$1; shift
+    echo "+ $*"
+    if "$@" >"$tmp/out" 2>&1; then
+        echo "  ok: $what"
+    else
+        cat "$tmp/out"; echo "  FAIL: $what"; fail=1
+    fi
+}
+
+check "all collectives, float32 sum, 3 ranks" \
+    "$run" -n 3 --timeout 120 "$perf" -c all -b 8 -e 256K -f 32 -w 1 -n 3 --csv "$tmp/a.csv" --json "$tmp/a.json"
+check "all collectives in place, int32 max, root 2, 3 ranks" \
+    "$run" -n 3 --timeout 120 "$perf" -c all -b 8 -e 256K -f 32 -w 1 -n 3 -i -d int32 -o max -r 2
+check "bfloat16 avg allreduce, 2 ranks" \
+    "$run" -n 2 --timeout 60 "$perf" -c allreduce -b 8 -e 1M -f 16 -w 1 -n 3 -d bfloat16 -o avg
+
+# CSV: the header, then one row per collective and size, 7 fields, 0 wrong
+if [ "$(head -1 "$tmp/a.csv")" != "library,collective,ranks,bytes,time_us,busbw_gbps,wrong" ]; then
+    echo "  FAIL: CSV header"; fail=1
+fi
+rows=$(tail -n +2 "$tmp/a.csv" | wc -l)
+bad=$(tail -n +2 "$tmp/a.csv" | awk -F, 'NF != 7 || $1 != "plexus" || $3 != 3 || $7 != 0' | wc -l)
+colls=$(tail -n +2 "$tmp/a.csv" | cut -d, -f2 | sort -u | wc -l)
+if [ "$rows" -lt 10 ] || [ "$bad" -ne 0 ] || [ "$colls" -ne 10 ]; then
+    echo "  FAIL: CSV has $rows rows, $bad malformed, $colls collectives (want 10)"; fail=1
+else
+    echo "  ok: CSV: $rows rows over $colls collectives"
+fi
+# JSON: an array with as many objects as CSV rows
+objs=$(grep -c '"library": "plexus"' "$tmp/a.json")
+if [ "$(head -c1 "$tmp/a.json")" != "[" ] || [ "$objs" -ne "$rows" ] || ! tail -1 "$tmp/a.json" | grep -q '^]$'; then
+    echo "  FAIL: JSON has $objs objects for $rows CSV rows"; fail=1
+else
+    echo "  ok: JSON: $objs objects"
+fi
+
+if [ $fail -eq 0 ]; then echo "perf_smoke.sh: PASS"; exit 0; fi
+echo "perf_smoke.sh: FAIL"; exit 1
