@@ -193,6 +193,62 @@ plx_status_t plx_send(const void *buf, size_t count, plx_dtype_t dtype, int peer
 plx_status_t plx_recv(void *buf, size_t count, plx_dtype_t dtype, int peer, int tag,
                       plx_comm_t comm, size_t *received);
 
+/* ---- nonblocking calls and requests ------------------------------------
+ * Every collective and send/recv has an i-form that starts it and returns a
+ * request at once; the blocking calls above are exactly the i-form followed
+ * by plx_wait.  Any number may be in flight on one communicator and across
+ * communicators; collectives are matched across ranks by the order in which
+ * each rank starts them on a communicator (every rank must start the
+ * collectives of one communicator in the same order).  Buffers must not be
+ * touched until the request completes.  Progress happens inside
+ * plx_test/plx_wait/plx_waitall/plx_waitany (and any blocking call): each
+ * moves every request of the context, not only the one named.  A request
+ * that completes through test/wait is freed and set to NULL; the status it
+ * returns is the operation's.  The argument checks of the blocking form
+ * apply (PLX_ERR_INVALID_ARG, nothing started, *req untouched); req NULL is
+ * invalid.
+ */
+typedef struct plx_request *plx_request_t;
+
+plx_status_t plx_ibarrier(plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_ibcast(void *buf, size_t count, plx_dtype_t dtype, int root, plx_comm_t comm,
+                        plx_request_t *req);
+plx_status_t plx_ireduce(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dtype,
+                         plx_op_t op, int root, plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_iallreduce(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dtype,
+                            plx_op_t op, plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_iallgather(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dtype,
+                            plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount,
+                                 plx_dtype_t dtype, plx_op_t op, plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_ialltoall(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dtype,
+                           plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_igather(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dtype,
+                         int root, plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_iscatter(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dtype,
+                          int root, plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_isend(const void *buf, size_t count, plx_dtype_t dtype, int peer, int tag,
+                       plx_comm_t comm, plx_request_t *req);
+/* *received (may be NULL) is written when the request completes. */
+plx_status_t plx_irecv(void *buf, size_t count, plx_dtype_t dtype, int peer, int tag,
+                       plx_comm_t comm, size_t *received, plx_request_t *req);
+
+/* Progress everything once; *done = 1 when *req completed (then it is freed,
+ * *req = NULL, and the operation's status is returned), else 0 and
+ * PLX_SUCCESS.  A NULL *req counts as complete. */
+plx_status_t plx_test(plx_request_t *req, int *done);
+/* Until *req completes (bounded by PLX_TIMEOUT from its start); frees it. */
+plx_status_t plx_wait(plx_request_t *req);
+/* Until all complete; statuses (may be NULL) gets each one's status; returns
+ * the first error in index order, or PLX_SUCCESS.  NULL entries are skipped. */
+plx_status_t plx_waitall(int n, plx_request_t reqs[], plx_status_t statuses[]);
+/* Until one completes: *index gets its position (-1 if every entry is NULL)
+ * and its status is returned. */
+plx_status_t plx_waitany(int n, plx_request_t reqs[], int *index);
+/* Release a request without waiting; an operation still in flight goes on
+ * and its request is freed when it completes.  *req becomes NULL. */
+plx_status_t plx_request_free(plx_request_t *req);
+
 /* ---- information ------------------------------------------------------ */
 /* Which algorithm and transport(s) the selector picks on comm for
  * `collective` ("allreduce", "bcast", ...) at `bytes` bytes (count x

@@ -13,6 +13,7 @@
 #include "reduce.h"
 #include "sched.h"
 #include "select.h"
+#include "request.h"
 
 #include <string.h>
 
@@ -66,6 +67,23 @@ static plx_status_t check_extent(const char *fn, size_t count, plx_dtype_t dt, i
 }
 
 /* ---- running ------------------------------------------------------------------ */
+/* Build the chosen algorithm's schedule and start it as a request. */
+static plx_status_t start_coll(plx_comm_t comm, const coll_args_t *a, plx_request_t *req)
+{
+    size_t bytes = a->count * plx_dtype_size(a->dt);
+    const coll_algo_t *algo = plx_select_algo(comm->ctx->select, a->coll, bytes, comm->size);
+    if (!algo) return PLX_ERR_INTERNAL;
+    plx_sched_t *s = sched_new(comm, plx_coll_name(a->coll));
+    if (!s) return PLX_ERR_NO_MEMORY;
+    plx_status_t st = algo->build(s, comm, a);
+    if (st != PLX_SUCCESS) {
+        sched_free(s);
+        return st;
+    }
+    return plx_req_start_sched(s, req);
+}
+
+/* The blocking internal path used by the core itself (comm split). */
 static plx_status_t run_coll(plx_comm_t comm, const coll_args_t *a)
 {
     size_t bytes = a->count * plx_dtype_size(a->dt);
@@ -90,31 +108,48 @@ plx_status_t plx_coll_allgather_bytes(plx_comm_t comm, const void *mine, void *a
 }
 
 /* ---- the public calls ---------------------------------------------------------- */
-plx_status_t plx_barrier(plx_comm_t comm)
+plx_status_t plx_ibarrier(plx_comm_t comm, plx_request_t *req)
 {
-    PLX_CHECK(check_comm("plx_barrier", comm));
+    if (!req) return plx_bad_arg("plx_ibarrier", "req is NULL");
+    PLX_CHECK(check_comm("plx_ibarrier", comm));
     coll_args_t a = { .coll = PLX_COLL_BARRIER, .dt = PLX_UINT8 };
-    return run_coll(comm, &a);
+    return start_coll(comm, &a, req);
 }
 
-plx_status_t plx_bcast(void *buf, size_t count, plx_dtype_t dt, int root, plx_comm_t comm)
+plx_status_t plx_barrier(plx_comm_t comm)
 {
-    const char *fn = "plx_bcast";
+    plx_request_t req;
+    PLX_CHECK(plx_ibarrier(comm, &req));
+    return plx_wait(&req);
+}
+
+plx_status_t plx_ibcast(void *buf, size_t count, plx_dtype_t dt, int root, plx_comm_t comm, plx_request_t *req)
+{
+    if (!req) return plx_bad_arg("plx_ibcast", "req is NULL");
+    const char *fn = "plx_ibcast";
     PLX_CHECK(check_comm(fn, comm));
     PLX_CHECK(check_dtype(fn, dt));
     PLX_CHECK(check_root(fn, comm, root));
     PLX_CHECK(check_buf(fn, "buf", buf, count, 0));
     PLX_CHECK(check_extent(fn, count, dt, 1));
-    if (count == 0) return PLX_SUCCESS;
+    if (count == 0) return plx_req_completed(comm->ctx, PLX_SUCCESS, req);
     coll_args_t a = { .coll = PLX_COLL_BCAST, .sbuf = buf, .rbuf = buf, .count = count, .dt = dt,
                       .root = root };
-    return run_coll(comm, &a);
+    return start_coll(comm, &a, req);
 }
 
-plx_status_t plx_reduce(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
-                        plx_op_t op, int root, plx_comm_t comm)
+plx_status_t plx_bcast(void *buf, size_t count, plx_dtype_t dt, int root, plx_comm_t comm)
 {
-    const char *fn = "plx_reduce";
+    plx_request_t req;
+    PLX_CHECK(plx_ibcast(buf, count, dt, root, comm, &req));
+    return plx_wait(&req);
+}
+
+plx_status_t plx_ireduce(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
+                        plx_op_t op, int root, plx_comm_t comm, plx_request_t *req)
+{
+    if (!req) return plx_bad_arg("plx_ireduce", "req is NULL");
+    const char *fn = "plx_ireduce";
     PLX_CHECK(check_comm(fn, comm));
     PLX_CHECK(check_dtype(fn, dt));
     PLX_CHECK(check_op(fn, dt, op));
@@ -123,78 +158,123 @@ plx_status_t plx_reduce(const void *sendbuf, void *recvbuf, size_t count, plx_dt
     PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, count, is_root));
     if (is_root) PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, count, 0));
     PLX_CHECK(check_extent(fn, count, dt, 1));
-    if (count == 0) return PLX_SUCCESS;
+    if (count == 0) return plx_req_completed(comm->ctx, PLX_SUCCESS, req);
     coll_args_t a = { .coll = PLX_COLL_REDUCE, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
                       .dt = dt, .op = op, .root = root };
-    return run_coll(comm, &a);
+    return start_coll(comm, &a, req);
 }
 
-plx_status_t plx_allreduce(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
-                           plx_op_t op, plx_comm_t comm)
+plx_status_t plx_reduce(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
+                        plx_op_t op, int root, plx_comm_t comm)
 {
-    const char *fn = "plx_allreduce";
+    plx_request_t req;
+    PLX_CHECK(plx_ireduce(sendbuf, recvbuf, count, dt, op, root, comm, &req));
+    return plx_wait(&req);
+}
+
+plx_status_t plx_iallreduce(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
+                           plx_op_t op, plx_comm_t comm, plx_request_t *req)
+{
+    if (!req) return plx_bad_arg("plx_iallreduce", "req is NULL");
+    const char *fn = "plx_iallreduce";
     PLX_CHECK(check_comm(fn, comm));
     PLX_CHECK(check_dtype(fn, dt));
     PLX_CHECK(check_op(fn, dt, op));
     PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, count, 1));
     PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, count, 0));
     PLX_CHECK(check_extent(fn, count, dt, 1));
-    if (count == 0) return PLX_SUCCESS;
+    if (count == 0) return plx_req_completed(comm->ctx, PLX_SUCCESS, req);
     coll_args_t a = { .coll = PLX_COLL_ALLREDUCE, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
                       .dt = dt, .op = op };
-    return run_coll(comm, &a);
+    return start_coll(comm, &a, req);
 }
 
-plx_status_t plx_allgather(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
-                           plx_comm_t comm)
+plx_status_t plx_allreduce(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
+                           plx_op_t op, plx_comm_t comm)
 {
-    const char *fn = "plx_allgather";
+    plx_request_t req;
+    PLX_CHECK(plx_iallreduce(sendbuf, recvbuf, count, dt, op, comm, &req));
+    return plx_wait(&req);
+}
+
+plx_status_t plx_iallgather(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
+                           plx_comm_t comm, plx_request_t *req)
+{
+    if (!req) return plx_bad_arg("plx_iallgather", "req is NULL");
+    const char *fn = "plx_iallgather";
     PLX_CHECK(check_comm(fn, comm));
     PLX_CHECK(check_dtype(fn, dt));
     PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, count, 1));
     PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, count, 0));
     PLX_CHECK(check_extent(fn, count, dt, comm->size));
-    if (count == 0) return PLX_SUCCESS;
+    if (count == 0) return plx_req_completed(comm->ctx, PLX_SUCCESS, req);
     coll_args_t a = { .coll = PLX_COLL_ALLGATHER, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
                       .dt = dt };
-    return run_coll(comm, &a);
+    return start_coll(comm, &a, req);
 }
 
-plx_status_t plx_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount,
-                                plx_dtype_t dt, plx_op_t op, plx_comm_t comm)
+plx_status_t plx_allgather(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
+                           plx_comm_t comm)
 {
-    const char *fn = "plx_reduce_scatter";
+    plx_request_t req;
+    PLX_CHECK(plx_iallgather(sendbuf, recvbuf, count, dt, comm, &req));
+    return plx_wait(&req);
+}
+
+plx_status_t plx_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount,
+                                plx_dtype_t dt, plx_op_t op, plx_comm_t comm, plx_request_t *req)
+{
+    if (!req) return plx_bad_arg("plx_ireduce_scatter", "req is NULL");
+    const char *fn = "plx_ireduce_scatter";
     PLX_CHECK(check_comm(fn, comm));
     PLX_CHECK(check_dtype(fn, dt));
     PLX_CHECK(check_op(fn, dt, op));
     PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, recvcount, 1));
     PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, recvcount, 0));
     PLX_CHECK(check_extent(fn, recvcount, dt, comm->size));
-    if (recvcount == 0) return PLX_SUCCESS;
+    if (recvcount == 0) return plx_req_completed(comm->ctx, PLX_SUCCESS, req);
     coll_args_t a = { .coll = PLX_COLL_REDUCE_SCATTER, .sbuf = sendbuf, .rbuf = recvbuf,
                       .count = recvcount, .dt = dt, .op = op };
-    return run_coll(comm, &a);
+    return start_coll(comm, &a, req);
 }
 
-plx_status_t plx_alltoall(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
-                          plx_comm_t comm)
+plx_status_t plx_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount,
+                                plx_dtype_t dt, plx_op_t op, plx_comm_t comm)
 {
-    const char *fn = "plx_alltoall";
+    plx_request_t req;
+    PLX_CHECK(plx_ireduce_scatter(sendbuf, recvbuf, recvcount, dt, op, comm, &req));
+    return plx_wait(&req);
+}
+
+plx_status_t plx_ialltoall(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
+                          plx_comm_t comm, plx_request_t *req)
+{
+    if (!req) return plx_bad_arg("plx_ialltoall", "req is NULL");
+    const char *fn = "plx_ialltoall";
     PLX_CHECK(check_comm(fn, comm));
     PLX_CHECK(check_dtype(fn, dt));
     PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, count, 1));
     PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, count, 0));
     PLX_CHECK(check_extent(fn, count, dt, comm->size));
-    if (count == 0) return PLX_SUCCESS;
+    if (count == 0) return plx_req_completed(comm->ctx, PLX_SUCCESS, req);
     coll_args_t a = { .coll = PLX_COLL_ALLTOALL, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
                       .dt = dt };
-    return run_coll(comm, &a);
+    return start_coll(comm, &a, req);
 }
 
-plx_status_t plx_gather(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
-                        int root, plx_comm_t comm)
+plx_status_t plx_alltoall(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
+                          plx_comm_t comm)
 {
-    const char *fn = "plx_gather";
+    plx_request_t req;
+    PLX_CHECK(plx_ialltoall(sendbuf, recvbuf, count, dt, comm, &req));
+    return plx_wait(&req);
+}
+
+plx_status_t plx_igather(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
+                        int root, plx_comm_t comm, plx_request_t *req)
+{
+    if (!req) return plx_bad_arg("plx_igather", "req is NULL");
+    const char *fn = "plx_igather";
     PLX_CHECK(check_comm(fn, comm));
     PLX_CHECK(check_dtype(fn, dt));
     PLX_CHECK(check_root(fn, comm, root));
@@ -202,16 +282,25 @@ plx_status_t plx_gather(const void *sendbuf, void *recvbuf, size_t count, plx_dt
     PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, count, is_root));
     if (is_root) PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, count, 0));
     PLX_CHECK(check_extent(fn, count, dt, comm->size));
-    if (count == 0) return PLX_SUCCESS;
+    if (count == 0) return plx_req_completed(comm->ctx, PLX_SUCCESS, req);
     coll_args_t a = { .coll = PLX_COLL_GATHER, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
                       .dt = dt, .root = root };
-    return run_coll(comm, &a);
+    return start_coll(comm, &a, req);
 }
 
-plx_status_t plx_scatter(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
-                         int root, plx_comm_t comm)
+plx_status_t plx_gather(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
+                        int root, plx_comm_t comm)
 {
-    const char *fn = "plx_scatter";
+    plx_request_t req;
+    PLX_CHECK(plx_igather(sendbuf, recvbuf, count, dt, root, comm, &req));
+    return plx_wait(&req);
+}
+
+plx_status_t plx_iscatter(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
+                         int root, plx_comm_t comm, plx_request_t *req)
+{
+    if (!req) return plx_bad_arg("plx_iscatter", "req is NULL");
+    const char *fn = "plx_iscatter";
     PLX_CHECK(check_comm(fn, comm));
     PLX_CHECK(check_dtype(fn, dt));
     PLX_CHECK(check_root(fn, comm, root));
@@ -219,10 +308,18 @@ plx_status_t plx_scatter(const void *sendbuf, void *recvbuf, size_t count, plx_d
     if (is_root) PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, count, 0));
     PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, count, is_root));
     PLX_CHECK(check_extent(fn, count, dt, comm->size));
-    if (count == 0) return PLX_SUCCESS;
+    if (count == 0) return plx_req_completed(comm->ctx, PLX_SUCCESS, req);
     coll_args_t a = { .coll = PLX_COLL_SCATTER, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
                       .dt = dt, .root = root };
-    return run_coll(comm, &a);
+    return start_coll(comm, &a, req);
+}
+
+plx_status_t plx_scatter(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
+                         int root, plx_comm_t comm)
+{
+    plx_request_t req;
+    PLX_CHECK(plx_iscatter(sendbuf, recvbuf, count, dt, root, comm, &req));
+    return plx_wait(&req);
 }
 
 plx_status_t plx_query_algorithm(plx_comm_t comm, const char *collective, size_t bytes,

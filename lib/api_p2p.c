@@ -4,6 +4,7 @@
  * same bounded wait as collectives.
  */
 #include "plx_internal.h"
+#include "request.h"
 
 #include <string.h>
 
@@ -21,62 +22,71 @@ static plx_status_t check_p2p(const char *fn, const void *buf, size_t count, plx
     return PLX_SUCCESS;
 }
 
-/* Drive progress until req completes; bounded by PLX_TIMEOUT, and a dead
- * peer ends the wait early. */
-static plx_status_t wait_one(const char *fn, plx_comm_t comm, int peer, int tag, plx_tl_req_t *req)
+plx_status_t plx_isend(const void *buf, size_t count, plx_dtype_t dt, int peer, int tag,
+                       plx_comm_t comm, plx_request_t *req)
 {
-    plx_context_t ctx = comm->ctx;
-    plx_backoff_t bo = { 0 };
-    double start = plx_now(), next_check = start + 0.1;
-    for (unsigned iter = 1; !req->done; iter++) {
-        if (plx_progress(ctx) > 0) plx_backoff_reset(&bo);
-        else if (!req->done) plx_backoff_idle(&bo);
-        /* look at the clock now and then, whether or not other traffic moves */
-        if (req->done || (iter & 127)) continue;
-        double now = plx_now();
-        if (now < next_check) continue;
-        next_check = now + 0.1;
-        plx_status_t ps = plx_peer_status(ctx, comm->world_rank[peer]);
-        if (ps != PLX_SUCCESS || now - start > ctx->cfg.timeout_s) {
-            plx_p2p_cancel(comm, peer, req);
-            if (req->done) break;   /* completed while we looked */
-            if (ps != PLX_SUCCESS) {
-                plx_error("%s on comm %u (rank %d of %d), tag %d: peer rank %d (world %d) failed",
-                          fn, comm->id, comm->rank, comm->size, tag, peer, comm->world_rank[peer]);
-                return ps;
-            }
-            plx_error("%s timed out after %.0f s on comm %u (rank %d of %d), tag %d: rank %d "
-                      "(world %d) never %s", fn, ctx->cfg.timeout_s, comm->id, comm->rank,
-                      comm->size, tag, peer, comm->world_rank[peer],
-                      strcmp(fn, "plx_send") == 0 ? "took the message" : "sent a matching message");
-            return PLX_ERR_TIMEOUT;
-        }
+    if (!req) return plx_bad_arg("plx_isend", "req is NULL");
+    PLX_CHECK(check_p2p("plx_isend", buf, count, dt, peer, tag, comm));
+    struct plx_request *r = plx_req_alloc(comm->ctx);
+    if (!r) return PLX_ERR_NO_MEMORY;
+    r->kind = REQ_SEND;
+    r->comm = comm;
+    r->peer = peer;
+    r->tag = tag;
+    r->elem_size = plx_dtype_size(dt);
+    memset(&r->treq, 0, sizeof r->treq);
+    plx_status_t st = plx_p2p_isend(comm, peer, plx_tag_p2p(comm, tag), buf, count * r->elem_size, &r->treq);
+    if (st != PLX_SUCCESS) {
+        r->kind = REQ_DONE;
+        r->done = 1;
+        plx_request_t tmp = r;
+        plx_request_free(&tmp);
+        return st;
     }
-    return req->status;
+    plx_req_activate(r);
+    *req = r;
+    return PLX_SUCCESS;
+}
+
+plx_status_t plx_irecv(void *buf, size_t count, plx_dtype_t dt, int peer, int tag, plx_comm_t comm,
+                       size_t *received, plx_request_t *req)
+{
+    if (!req) return plx_bad_arg("plx_irecv", "req is NULL");
+    PLX_CHECK(check_p2p("plx_irecv", buf, count, dt, peer, tag, comm));
+    struct plx_request *r = plx_req_alloc(comm->ctx);
+    if (!r) return PLX_ERR_NO_MEMORY;
+    r->kind = REQ_RECV;
+    r->comm = comm;
+    r->peer = peer;
+    r->tag = tag;
+    r->elem_size = plx_dtype_size(dt);
+    r->received = received;
+    memset(&r->treq, 0, sizeof r->treq);
+    plx_status_t st = plx_p2p_irecv(comm, peer, plx_tag_p2p(comm, tag), buf, count * r->elem_size, &r->treq);
+    if (st != PLX_SUCCESS) {
+        r->kind = REQ_DONE;
+        r->done = 1;
+        plx_request_t tmp = r;
+        plx_request_free(&tmp);
+        return st;
+    }
+    plx_req_activate(r);
+    *req = r;
+    return PLX_SUCCESS;
 }
 
 plx_status_t plx_send(const void *buf, size_t count, plx_dtype_t dt, int peer, int tag,
                       plx_comm_t comm)
 {
-    PLX_CHECK(check_p2p("plx_send", buf, count, dt, peer, tag, comm));
-    plx_tl_req_t req;
-    memset(&req, 0, sizeof req);
-    PLX_CHECK(plx_p2p_isend(comm, peer, plx_tag_p2p(comm, tag), buf, count * plx_dtype_size(dt), &req));
-    return wait_one("plx_send", comm, peer, tag, &req);
+    plx_request_t req;
+    PLX_CHECK(plx_isend(buf, count, dt, peer, tag, comm, &req));
+    return plx_wait(&req);
 }
 
 plx_status_t plx_recv(void *buf, size_t count, plx_dtype_t dt, int peer, int tag,
                       plx_comm_t comm, size_t *received)
 {
-    PLX_CHECK(check_p2p("plx_recv", buf, count, dt, peer, tag, comm));
-    size_t es = plx_dtype_size(dt);
-    plx_tl_req_t req;
-    memset(&req, 0, sizeof req);
-    PLX_CHECK(plx_p2p_irecv(comm, peer, plx_tag_p2p(comm, tag), buf, count * es, &req));
-    plx_status_t st = wait_one("plx_recv", comm, peer, tag, &req);
-    if (received && (st == PLX_SUCCESS || st == PLX_ERR_TRUNCATE)) *received = req.bytes / es;
-    if (st == PLX_ERR_TRUNCATE)
-        plx_warn("plx_recv: message of %zu bytes from rank %d tag %d truncated to %zu", req.bytes,
-                 peer, tag, count * es);
-    return st;
+    plx_request_t req;
+    PLX_CHECK(plx_irecv(buf, count, dt, peer, tag, comm, received, &req));
+    return plx_wait(&req);
 }

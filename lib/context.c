@@ -160,6 +160,7 @@ static plx_status_t make_world(plx_context_t ctx)
  * per init/finalize pair; documented in plexus.h). */
 static void context_destroy(plx_context_t ctx, int keep_handle)
 {
+    plx_requests_release(ctx);   /* before the transports: it cancels their requests */
     for (int t = ctx->ntl - 1; t >= 0; t--) ctx->tl[t].ops->finalize(ctx->tl[t].state);
     if (ctx->boot) plx_boot_close(ctx->boot);
     plx_comm_t c = ctx->comms;

@@ -67,7 +67,15 @@ struct plx_context {
     /* One finished schedule object kept for the next collective: its
      * ~4 KiB malloc/free was the largest fixed cost of a small call. */
     void *spare_sched;
+
+    /* The progress engine (lib/request.c): requests in flight, in start
+     * order, and finished request objects kept for reuse. */
+    struct plx_request *active_head, *active_tail;
+    struct plx_request *free_reqs;
 };
+
+/* Free every request object of ctx (finalize; in-flight ones are cancelled). */
+void plx_requests_release(struct plx_context *ctx);
 
 /* Free the scratch blocks cached in ctx (lib/sched.c). */
 void sched_scratch_release(struct plx_context *ctx);

@@ -527,6 +527,7 @@ int sched_advance(plx_sched_t *s)
 }
 
 plx_status_t sched_status(const plx_sched_t *s) { return s->status; }
+plx_comm_t sched_comm(const plx_sched_t *s) { return s->comm; }
 
 /* Append " 3 (world 3), 5 (world 7)" for each distinct peer of the
  * outstanding steps of this kind; returns how many there were. */
@@ -591,6 +592,23 @@ static plx_status_t check_peers(plx_sched_t *s)
         }
     }
     return PLX_SUCCESS;
+}
+
+int sched_check(plx_sched_t *s, double elapsed, double limit)
+{
+    if (s->state != ST_RUNNING) return 0;
+    plx_status_t rc = check_peers(s);
+    if (rc != PLX_SUCCESS) {
+        sched_abort(s, rc);
+        return 1;
+    }
+    if (elapsed < limit) return 0;
+    char w[160], who[1100];
+    where(s, w, sizeof w);
+    describe_outstanding(s, who, sizeof who);
+    plx_error("plx_%s timed out after %g s on %s: %s", s->name, limit, w, who);
+    sched_abort(s, PLX_ERR_TIMEOUT);
+    return 1;
 }
 
 plx_status_t sched_wait(plx_sched_t *s)

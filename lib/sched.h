@@ -80,12 +80,19 @@ int sched_progress(plx_sched_t *s);
  * the transports once and then advances many schedules. */
 int sched_advance(plx_sched_t *s);
 plx_status_t sched_status(const plx_sched_t *s);
+plx_comm_t sched_comm(const plx_sched_t *s);
 /* Wait until done, bounded by the context's PLX_TIMEOUT; on timeout or a
  * dead peer, cancels what is outstanding and returns the error with a
  * message naming the collective, communicator, sequence number and the
  * peers that never arrived. */
 plx_status_t sched_wait(plx_sched_t *s);
 void sched_free(plx_sched_t *s);
+
+/* For the progress engine (lib/request.c), which drives many schedules:
+ * end a running schedule whose peer died or that has run `elapsed` >=
+ * `limit` seconds, with the same one-line message as sched_wait.  Returns 1
+ * if it ended the schedule. */
+int sched_check(plx_sched_t *s, double elapsed, double limit);
 
 /* start + wait + free: the blocking path. */
 plx_status_t sched_run(plx_sched_t *s);

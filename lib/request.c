@@ -1,0 +1,354 @@
+/*
+ * lib/request.c — the progress engine: requests in flight, plx_test /
+ * plx_wait / plx_waitall / plx_waitany / plx_request_free.
+ *
+ * Progress is caller-driven: every test or wait polls the transports once
+ * (plx_progress) and then advances each active request (sched_advance for
+ * collectives, the transport's done flag for send/recv).  Waits back off
+ * spin -> sched_yield -> sleep (plx_backoff_*) when nothing moved, and every
+ * ~100 ms look at the clock: a request older than PLX_TIMEOUT, or whose
+ * peer died, is ended with a message naming the operation, communicator,
+ * sequence number and the ranks that never arrived.
+ */
+#include "request.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ENGINE_CHECK_S 0.1   /* how often waits look at deadlines and dead peers */
+
+struct plx_request *plx_req_alloc(plx_context_t ctx)
+{
+    struct plx_request *r = ctx->free_reqs;
+    if (r)
+        ctx->free_reqs = r->next;
+    else if (!(r = malloc(sizeof *r)))
+        return NULL;
+    memset(r, 0, offsetof(struct plx_request, treq));
+    r->magic = PLX_REQ_MAGIC;
+    r->ctx = ctx;
+    r->status = PLX_SUCCESS;
+    return r;
+}
+
+static void req_recycle(struct plx_request *r)
+{
+    plx_context_t ctx = r->ctx;
+    r->magic = PLX_DEAD_MAGIC;
+    r->next = ctx->free_reqs;
+    ctx->free_reqs = r;
+}
+
+static void active_push(struct plx_request *r)
+{
+    plx_context_t ctx = r->ctx;
+    r->next = NULL;
+    r->prev = ctx->active_tail;
+    if (ctx->active_tail) ctx->active_tail->next = r;
+    else ctx->active_head = r;
+    ctx->active_tail = r;
+}
+
+static void active_remove(struct plx_request *r)
+{
+    plx_context_t ctx = r->ctx;
+    if (r->prev) r->prev->next = r->next;
+    else ctx->active_head = r->next;
+    if (r->next) r->next->prev = r->prev;
+    else ctx->active_tail = r->prev;
+    r->next = r->prev = NULL;
+}
+
+void plx_req_activate(struct plx_request *r)
+{
+    r->started = plx_now();
+    active_push(r);
+}
+
+/* The request reached its end: take it off the active list; a detached
+ * one has nobody to report to and is recycled at once. */
+static void finish(struct plx_request *r, plx_status_t st)
+{
+    if (r->kind == REQ_SCHED && r->sched) {
+        sched_free(r->sched);
+        r->sched = NULL;
+    }
+    if (r->kind == REQ_RECV && r->received && (st == PLX_SUCCESS || st == PLX_ERR_TRUNCATE))
+        *r->received = r->treq.bytes / r->elem_size;
+    if (r->kind == REQ_RECV && st == PLX_ERR_TRUNCATE)
+        plx_warn("plx_recv: message of %zu bytes from rank %d tag %d truncated", r->treq.bytes,
+                 r->peer, r->tag);
+    r->status = st;
+    r->done = 1;
+    active_remove(r);
+    if (r->detached) req_recycle(r);
+}
+
+plx_status_t plx_req_start_sched(plx_sched_t *s, plx_request_t *out)
+{
+    plx_context_t ctx = sched_comm(s)->ctx;
+    struct plx_request *r = plx_req_alloc(ctx);
+    if (!r) {
+        sched_free(s);
+        return PLX_ERR_NO_MEMORY;
+    }
+    r->kind = REQ_SCHED;
+    r->sched = s;
+    plx_status_t st = sched_start(s);
+    if (st != PLX_SUCCESS) {
+        sched_free(s);
+        r->sched = NULL;
+        req_recycle(r);
+        return st;
+    }
+    plx_req_activate(r);
+    /* a schedule with nothing to wait for (one rank, local copies) ends here */
+    if (sched_advance(s)) finish(r, sched_status(s));
+    *out = r;
+    return PLX_SUCCESS;
+}
+
+plx_status_t plx_req_completed(plx_context_t ctx, plx_status_t st, plx_request_t *out)
+{
+    struct plx_request *r = plx_req_alloc(ctx);
+    if (!r) return PLX_ERR_NO_MEMORY;
+    r->kind = REQ_DONE;
+    r->done = 1;
+    r->status = st;
+    *out = r;
+    return PLX_SUCCESS;
+}
+
+/* Move one active request; 1 if it finished. */
+static int advance_one(struct plx_request *r)
+{
+    switch (r->kind) {
+    case REQ_SCHED:
+        if (sched_advance(r->sched)) {
+            finish(r, sched_status(r->sched));
+            return 1;
+        }
+        return 0;
+    case REQ_SEND:
+    case REQ_RECV:
+        if (r->treq.done) {
+            finish(r, r->treq.status);
+            return 1;
+        }
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+int plx_engine_progress(plx_context_t ctx)
+{
+    int events = plx_progress(ctx);
+    struct plx_request *r = ctx->active_head;
+    while (r) {
+        struct plx_request *next = r->next;   /* r may leave the list */
+        events += advance_one(r);
+        r = next;
+    }
+    return events;
+}
+
+/* Deadlines and dead peers of every active request. */
+static void check_deadlines(plx_context_t ctx, double now)
+{
+    double limit = ctx->cfg.timeout_s;
+    struct plx_request *r = ctx->active_head;
+    while (r) {
+        struct plx_request *next = r->next;
+        double elapsed = now - r->started;
+        if (r->kind == REQ_SCHED) {
+            if (sched_check(r->sched, elapsed, limit)) finish(r, sched_status(r->sched));
+        } else if (r->kind == REQ_SEND || r->kind == REQ_RECV) {
+            plx_comm_t c = r->comm;
+            int w = c->world_rank[r->peer];
+            plx_status_t ps = plx_peer_status(ctx, w);
+            if ((ps != PLX_SUCCESS || elapsed >= limit) && !r->treq.done) {
+                plx_p2p_cancel(c, r->peer, &r->treq);
+                const char *fn = r->kind == REQ_SEND ? "plx_send" : "plx_recv";
+                if (r->treq.done) {
+                    /* completed while we looked */
+                } else if (ps != PLX_SUCCESS) {
+                    plx_error("%s on comm %u (rank %d of %d), tag %d: peer rank %d (world %d) failed",
+                              fn, c->id, c->rank, c->size, r->tag, r->peer, w);
+                    finish(r, ps);
+                } else {
+                    plx_error("%s timed out after %g s on comm %u (rank %d of %d), tag %d: rank %d "
+                              "(world %d) never %s", fn, limit, c->id, c->rank, c->size, r->tag,
+                              r->peer, w, r->kind == REQ_SEND ? "took the message" : "sent a matching message");
+                    finish(r, PLX_ERR_TIMEOUT);
+                }
+            }
+        }
+        r = next;
+    }
+}
+
+static int req_ok(const struct plx_request *r)
+{
+    return r && r->magic == PLX_REQ_MAGIC;
+}
+
+/* Hand a finished request's status to the caller and free it. */
+static plx_status_t collect(plx_request_t *req)
+{
+    struct plx_request *r = *req;
+    plx_status_t st = r->status;
+    req_recycle(r);
+    *req = NULL;
+    return st;
+}
+
+/* The one wait loop: until pred(arg) holds, driving everything. */
+typedef int (*wait_pred_t)(void *arg);
+
+static void engine_wait(plx_context_t ctx, wait_pred_t pred, void *arg)
+{
+    plx_backoff_t bo;
+    plx_backoff_reset(&bo);
+    double next_check = plx_now() + ENGINE_CHECK_S;
+    for (unsigned iter = 1; !pred(arg); iter++) {
+        if (plx_engine_progress(ctx) > 0) plx_backoff_reset(&bo);
+        else plx_backoff_idle(&bo);
+        if (iter & 63) continue;
+        double now = plx_now();
+        if (now >= next_check) {
+            check_deadlines(ctx, now);
+            next_check = now + ENGINE_CHECK_S;
+        }
+    }
+}
+
+static int one_done(void *arg) { return (*(plx_request_t *)arg)->done; }
+
+plx_status_t plx_test(plx_request_t *req, int *done)
+{
+    if (!req || !done) return plx_bad_arg("plx_test", "req or done is NULL");
+    if (!*req) {
+        *done = 1;
+        return PLX_SUCCESS;
+    }
+    if (!req_ok(*req)) return plx_bad_arg("plx_test", "not a live request");
+    if (!(*req)->done) plx_engine_progress((*req)->ctx);
+    if (!(*req)->done) {
+        check_deadlines((*req)->ctx, plx_now());
+        if (!(*req)->done) {
+            *done = 0;
+            return PLX_SUCCESS;
+        }
+    }
+    *done = 1;
+    return collect(req);
+}
+
+plx_status_t plx_wait(plx_request_t *req)
+{
+    if (!req) return plx_bad_arg("plx_wait", "req is NULL");
+    if (!*req) return PLX_SUCCESS;
+    if (!req_ok(*req)) return plx_bad_arg("plx_wait", "not a live request");
+    if (!(*req)->done) engine_wait((*req)->ctx, one_done, req);
+    return collect(req);
+}
+
+typedef struct multi {
+    int n;
+    plx_request_t *reqs;
+    int any;                   /* waitany: stop at the first; waitall: at the last */
+    int index;
+} multi_t;
+
+static int multi_done(void *arg)
+{
+    multi_t *m = arg;
+    int pending = 0;
+    for (int i = 0; i < m->n; i++) {
+        if (!m->reqs[i]) continue;
+        if (m->reqs[i]->done) {
+            if (m->any) {
+                m->index = i;
+                return 1;
+            }
+        } else {
+            pending++;
+        }
+    }
+    return pending == 0;
+}
+
+static plx_status_t check_array(const char *fn, int n, plx_request_t reqs[], plx_context_t *ctx)
+{
+    if (n < 0 || (n > 0 && !reqs)) return plx_bad_arg(fn, "bad request array (n = %d)", n);
+    *ctx = NULL;
+    for (int i = 0; i < n; i++) {
+        if (!reqs[i]) continue;
+        if (!req_ok(reqs[i])) return plx_bad_arg(fn, "entry %d is not a live request", i);
+        if (*ctx && reqs[i]->ctx != *ctx) return plx_bad_arg(fn, "requests of different contexts");
+        *ctx = reqs[i]->ctx;
+    }
+    return PLX_SUCCESS;
+}
+
+plx_status_t plx_waitall(int n, plx_request_t reqs[], plx_status_t statuses[])
+{
+    plx_context_t ctx;
+    PLX_CHECK(check_array("plx_waitall", n, reqs, &ctx));
+    if (ctx) {
+        multi_t m = { n, reqs, 0, -1 };
+        engine_wait(ctx, multi_done, &m);
+    }
+    plx_status_t first = PLX_SUCCESS;
+    for (int i = 0; i < n; i++) {
+        plx_status_t st = reqs[i] ? collect(&reqs[i]) : PLX_SUCCESS;
+        if (statuses) statuses[i] = st;
+        if (first == PLX_SUCCESS) first = st;
+    }
+    return first;
+}
+
+plx_status_t plx_waitany(int n, plx_request_t reqs[], int *index)
+{
+    if (!index) return plx_bad_arg("plx_waitany", "index is NULL");
+    plx_context_t ctx;
+    PLX_CHECK(check_array("plx_waitany", n, reqs, &ctx));
+    *index = -1;
+    if (!ctx) return PLX_SUCCESS;
+    multi_t m = { n, reqs, 1, -1 };
+    engine_wait(ctx, multi_done, &m);
+    *index = m.index;
+    return collect(&reqs[m.index]);
+}
+
+plx_status_t plx_request_free(plx_request_t *req)
+{
+    if (!req) return plx_bad_arg("plx_request_free", "req is NULL");
+    if (!*req) return PLX_SUCCESS;
+    if (!req_ok(*req)) return plx_bad_arg("plx_request_free", "not a live request");
+    struct plx_request *r = *req;
+    *req = NULL;
+    if (r->done) req_recycle(r);
+    else r->detached = 1;
+    return PLX_SUCCESS;
+}
+
+void plx_requests_release(plx_context_t ctx)
+{
+    struct plx_request *r = ctx->active_head;
+    while (r) {
+        struct plx_request *next = r->next;
+        if (r->kind == REQ_SCHED && r->sched) sched_free(r->sched);   /* cancels its transfers */
+        else if ((r->kind == REQ_SEND || r->kind == REQ_RECV) && !r->treq.done)
+            plx_p2p_cancel(r->comm, r->peer, &r->treq);
+        r->magic = PLX_DEAD_MAGIC;
+        free(r);
+        r = next;
+    }
+    ctx->active_head = ctx->active_tail = NULL;
+    while ((r = ctx->free_reqs)) {
+        ctx->free_reqs = r->next;
+        free(r);
+    }
+}
