@@ -19,6 +19,7 @@
  *   -i        in place
  *   -C 0|1    check results (default 1); wrong elements make the exit status 1
  *   -F        also print min/max time over ranks
+ *   -t        nonblocking variant: plx_i<collective> (plx_isend/plx_irecv) + plx_wait
  *   --csv F   also write rows library,collective,ranks,bytes,time_us,busbw_gbps,wrong
  *   --json F  also write every row with all its fields as a JSON array of objects
  *
@@ -58,7 +59,7 @@ typedef struct opts {
     double factor;
     plx_dtype_t dt;
     plx_op_t op;
-    int root, warmup, iters, in_place, check, minmax;
+    int root, warmup, iters, in_place, check, minmax, nonblocking;
     const char *csv, *json;
 } opts_t;
 
@@ -232,9 +233,51 @@ static void fill_inputs(bench_t *b, int c, size_t count)
     }
 }
 
+/* Start collective c as a request (the -t variant). */
+static plx_status_t start_once(bench_t *b, int c, size_t count, plx_request_t *rq)
+{
+    const opts_t *o = b->o;
+    const void *sb = o->in_place ? PLX_IN_PLACE : b->sbuf;
+    switch (c) {
+    case C_ALLREDUCE: return plx_iallreduce(sb, b->rbuf, count, o->dt, o->op, b->comm, rq);
+    case C_BCAST: return plx_ibcast(b->sbuf, count, o->dt, o->root, b->comm, rq);
+    case C_REDUCE:
+        return plx_ireduce(o->in_place && b->rank == o->root ? PLX_IN_PLACE : b->sbuf, b->rbuf, count,
+                           o->dt, o->op, o->root, b->comm, rq);
+    case C_ALLGATHER: return plx_iallgather(sb, b->rbuf, count, o->dt, b->comm, rq);
+    case C_REDUCE_SCATTER: return plx_ireduce_scatter(sb, b->rbuf, count, o->dt, o->op, b->comm, rq);
+    case C_ALLTOALL: return plx_ialltoall(sb, b->rbuf, count, o->dt, b->comm, rq);
+    case C_GATHER:
+        return plx_igather(o->in_place && b->rank == o->root ? PLX_IN_PLACE : b->sbuf, b->rbuf, count,
+                           o->dt, o->root, b->comm, rq);
+    case C_SCATTER:
+        return plx_iscatter(b->sbuf, o->in_place && b->rank == o->root ? PLX_IN_PLACE : b->rbuf, count,
+                            o->dt, o->root, b->comm, rq);
+    case C_BARRIER: return plx_ibarrier(b->comm, rq);
+    default: return PLX_ERR_INVALID_ARG;
+    }
+}
+
 static plx_status_t run_once(bench_t *b, int c, size_t count)
 {
     const opts_t *o = b->o;
+    if (o->nonblocking && c == C_SENDRECV && b->size > 1) {
+        /* ring exchange with both transfers in flight at once */
+        int to = (b->rank + 1) % b->size, from = (b->rank - 1 + b->size) % b->size;
+        plx_request_t rq[2];
+        plx_status_t s = plx_irecv(b->rbuf, count, o->dt, from, 1, b->comm, NULL, &rq[0]);
+        if (s != PLX_SUCCESS) return s;
+        if ((s = plx_isend(b->sbuf, count, o->dt, to, 1, b->comm, &rq[1])) != PLX_SUCCESS) {
+            plx_request_free(&rq[0]);
+            return s;
+        }
+        return plx_waitall(2, rq, NULL);
+    }
+    if (o->nonblocking && c != C_SENDRECV) {
+        plx_request_t rq;
+        plx_status_t s = start_once(b, c, count, &rq);
+        return s != PLX_SUCCESS ? s : plx_wait(&rq);
+    }
     const void *sb = o->in_place ? PLX_IN_PLACE : b->sbuf;
     switch (c) {
     case C_ALLREDUCE: return plx_allreduce(sb, b->rbuf, count, o->dt, o->op, b->comm);
@@ -340,8 +383,9 @@ static int bench_coll(bench_t *b, int c, outputs_t *out)
     const opts_t *o = b->o;
     int bad = 0;
     if (b->rank == 0) {
-        printf("#\n# %s  ranks %d  type %s  op %s  root %d  %s\n", coll_names[c], b->size,
-               plx_dtype_name(o->dt), plx_op_name(o->op), o->root, o->in_place ? "in-place" : "out-of-place");
+        printf("#\n# %s  ranks %d  type %s  op %s  root %d  %s  %s\n", coll_names[c], b->size,
+               plx_dtype_name(o->dt), plx_op_name(o->op), o->root, o->in_place ? "in-place" : "out-of-place",
+               o->nonblocking ? "nonblocking (i-call + wait)" : "blocking");
         printf("# %12s %12s %8s %6s %5s %11s %10s %10s%s %8s  %s\n", "size(B)", "count", "type", "op",
                "root", "time(us)", "algbw", "busbw", o->minmax ? "   min(us)    max(us)" : "", "#wrong",
                "algorithm/transport");
@@ -422,7 +466,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: plx_perf [-c COLL|all] [-b MIN] [-e MAX] [-f FACTOR] [-d TYPE] [-o OP] [-r ROOT]\n"
-            "                [-w WARMUP] [-n ITERS] [-i] [-C 0|1] [-F] [--csv FILE] [--json FILE]\n");
+            "                [-w WARMUP] [-n ITERS] [-i] [-t] [-C 0|1] [-F] [--csv FILE] [--json FILE]\n");
 }
 
 int main(int argc, char **argv)
@@ -458,6 +502,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--json") && v) o.json = v;
         else if (!strcmp(a, "-i")) { o.in_place = 1; takes = 0; }
         else if (!strcmp(a, "-F")) { o.minmax = 1; takes = 0; }
+        else if (!strcmp(a, "-t")) { o.nonblocking = 1; takes = 0; }
         else { usage(); return 2; }
         i += takes;
     }

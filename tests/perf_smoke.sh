@@ -25,6 +25,8 @@ check "all collectives, float32 sum, 3 ranks" \
     "$run" -n 3 --timeout 120 "$perf" -c all -b 8 -e 256K -f 32 -w 1 -n 3 --csv "$tmp/a.csv" --json "$tmp/a.json"
 check "all collectives in place, int32 max, root 2, 3 ranks" \
     "$run" -n 3 --timeout 120 "$perf" -c all -b 8 -e 256K -f 32 -w 1 -n 3 -i -d int32 -o max -r 2
+check "all collectives nonblocking (-t), in place, 3 ranks" \
+    "$run" -n 3 --timeout 120 "$perf" -c all -b 8 -e 64K -f 32 -w 1 -n 3 -t -i
 check "bfloat16 avg allreduce, 2 ranks" \
     "$run" -n 2 --timeout 60 "$perf" -c allreduce -b 8 -e 1M -f 16 -w 1 -n 3 -d bfloat16 -o avg
 
