@@ -3,10 +3,11 @@
  * the selector for an algorithm, build its schedule, run it.
  *
  * This is where a collective starts its trip (DESIGN.md "The way one
- * collective travels"): plx_allreduce -> check_* -> run_coll ->
- * plx_select_algo -> coll_allreduce_<algorithm> (lib/coll/allreduce.c)
- * builds a schedule -> sched_run (lib/sched.c) drives it over the
- * transports.  All argument checks happen before anything is written or
+ * collective travels"): plx_allreduce = plx_iallreduce + plx_wait;
+ * plx_iallreduce -> check_* -> start_coll -> plx_select_algo ->
+ * coll_allreduce_<algorithm> (lib/coll/allreduce.c) builds a schedule ->
+ * plx_req_start_sched (lib/request.c) makes it a request that the progress
+ * engine drives over the transports.  All argument checks happen before anything is written or
  * sent, so a rejected call leaves every buffer untouched.
  */
 #include "plx_internal.h"
@@ -83,28 +84,14 @@ static plx_status_t start_coll(plx_comm_t comm, const coll_args_t *a, plx_reques
     return plx_req_start_sched(s, req);
 }
 
-/* The blocking internal path used by the core itself (comm split). */
-static plx_status_t run_coll(plx_comm_t comm, const coll_args_t *a)
-{
-    size_t bytes = a->count * plx_dtype_size(a->dt);
-    const coll_algo_t *algo = plx_select_algo(comm->ctx->select, a->coll, bytes, comm->size);
-    if (!algo) return PLX_ERR_INTERNAL;
-    plx_sched_t *s = sched_new(comm, plx_coll_name(a->coll));
-    if (!s) return PLX_ERR_NO_MEMORY;
-    plx_status_t st = algo->build(s, comm, a);
-    if (st != PLX_SUCCESS) {
-        sched_free(s);
-        return st;
-    }
-    return sched_run(s);
-}
-
 plx_status_t plx_coll_allgather_bytes(plx_comm_t comm, const void *mine, void *all, size_t len)
 {
     coll_args_t a = { .coll = PLX_COLL_ALLGATHER, .sbuf = mine, .rbuf = all, .count = len,
                       .dt = PLX_UINT8, .op = PLX_SUM, .root = 0 };
     if (len == 0) return PLX_SUCCESS;
-    return run_coll(comm, &a);
+    plx_request_t req;
+    PLX_CHECK(start_coll(comm, &a, &req));
+    return plx_wait(&req);
 }
 
 /* ---- the public calls ---------------------------------------------------------- */

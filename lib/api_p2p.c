@@ -22,21 +22,29 @@ static plx_status_t check_p2p(const char *fn, const void *buf, size_t count, plx
     return PLX_SUCCESS;
 }
 
-plx_status_t plx_isend(const void *buf, size_t count, plx_dtype_t dt, int peer, int tag,
-                       plx_comm_t comm, plx_request_t *req)
+/* Start one transfer as a request (kind REQ_SEND or REQ_RECV) after the
+ * argument checks; nothing is started when they fail. */
+static plx_status_t start_p2p(const char *fn, int kind, void *buf, size_t count, plx_dtype_t dt,
+                              int peer, int tag, plx_comm_t comm, size_t *received,
+                              plx_request_t *req)
 {
-    if (!req) return plx_bad_arg("plx_isend", "req is NULL");
-    PLX_CHECK(check_p2p("plx_isend", buf, count, dt, peer, tag, comm));
+    if (!req) return plx_bad_arg(fn, "req is NULL");
+    PLX_CHECK(check_p2p(fn, buf, count, dt, peer, tag, comm));
     struct plx_request *r = plx_req_alloc(comm->ctx);
     if (!r) return PLX_ERR_NO_MEMORY;
-    r->kind = REQ_SEND;
+    r->kind = kind;
     r->comm = comm;
     r->peer = peer;
     r->tag = tag;
     r->elem_size = plx_dtype_size(dt);
+    r->received = received;
     memset(&r->treq, 0, sizeof r->treq);
-    plx_status_t st = plx_p2p_isend(comm, peer, plx_tag_p2p(comm, tag), buf, count * r->elem_size, &r->treq);
+    uint64_t t = plx_tag_p2p(comm, tag);
+    size_t len = count * r->elem_size;
+    plx_status_t st = kind == REQ_SEND ? plx_p2p_isend(comm, peer, t, buf, len, &r->treq)
+                                       : plx_p2p_irecv(comm, peer, t, buf, len, &r->treq);
     if (st != PLX_SUCCESS) {
+        /* the transport refused it: hand the object straight back */
         r->kind = REQ_DONE;
         r->done = 1;
         plx_request_t tmp = r;
@@ -48,31 +56,18 @@ plx_status_t plx_isend(const void *buf, size_t count, plx_dtype_t dt, int peer, 
     return PLX_SUCCESS;
 }
 
+plx_status_t plx_isend(const void *buf, size_t count, plx_dtype_t dt, int peer, int tag,
+                       plx_comm_t comm, plx_request_t *req)
+{
+    /* the transport only reads a send buffer */
+    return start_p2p("plx_isend", REQ_SEND, (void *)(uintptr_t)buf, count, dt, peer, tag, comm,
+                     NULL, req);
+}
+
 plx_status_t plx_irecv(void *buf, size_t count, plx_dtype_t dt, int peer, int tag, plx_comm_t comm,
                        size_t *received, plx_request_t *req)
 {
-    if (!req) return plx_bad_arg("plx_irecv", "req is NULL");
-    PLX_CHECK(check_p2p("plx_irecv", buf, count, dt, peer, tag, comm));
-    struct plx_request *r = plx_req_alloc(comm->ctx);
-    if (!r) return PLX_ERR_NO_MEMORY;
-    r->kind = REQ_RECV;
-    r->comm = comm;
-    r->peer = peer;
-    r->tag = tag;
-    r->elem_size = plx_dtype_size(dt);
-    r->received = received;
-    memset(&r->treq, 0, sizeof r->treq);
-    plx_status_t st = plx_p2p_irecv(comm, peer, plx_tag_p2p(comm, tag), buf, count * r->elem_size, &r->treq);
-    if (st != PLX_SUCCESS) {
-        r->kind = REQ_DONE;
-        r->done = 1;
-        plx_request_t tmp = r;
-        plx_request_free(&tmp);
-        return st;
-    }
-    plx_req_activate(r);
-    *req = r;
-    return PLX_SUCCESS;
+    return start_p2p("plx_irecv", REQ_RECV, buf, count, dt, peer, tag, comm, received, req);
 }
 
 plx_status_t plx_send(const void *buf, size_t count, plx_dtype_t dt, int peer, int tag,

@@ -72,6 +72,7 @@ struct plx_context {
      * order, and finished request objects kept for reuse. */
     struct plx_request *active_head, *active_tail;
     struct plx_request *free_reqs;
+    double next_deadline_check;   /* when waits and tests next look at deadlines and dead peers */
 };
 
 /* Free every request object of ctx (finalize; in-flight ones are cancelled). */

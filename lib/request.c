@@ -192,6 +192,16 @@ static void check_deadlines(plx_context_t ctx, double now)
     }
 }
 
+/* At most every ENGINE_CHECK_S: deadlines cost a clock read per request and
+ * a peer check is a system call, too much for every test or poll. */
+static void maybe_check_deadlines(plx_context_t ctx)
+{
+    double now = plx_now();
+    if (now < ctx->next_deadline_check) return;
+    ctx->next_deadline_check = now + ENGINE_CHECK_S;
+    check_deadlines(ctx, now);
+}
+
 static int req_ok(const struct plx_request *r)
 {
     return r && r->magic == PLX_REQ_MAGIC;
@@ -214,16 +224,10 @@ static void engine_wait(plx_context_t ctx, wait_pred_t pred, void *arg)
 {
     plx_backoff_t bo;
     plx_backoff_reset(&bo);
-    double next_check = plx_now() + ENGINE_CHECK_S;
     for (unsigned iter = 1; !pred(arg); iter++) {
         if (plx_engine_progress(ctx) > 0) plx_backoff_reset(&bo);
         else plx_backoff_idle(&bo);
-        if (iter & 63) continue;
-        double now = plx_now();
-        if (now >= next_check) {
-            check_deadlines(ctx, now);
-            next_check = now + ENGINE_CHECK_S;
-        }
+        if ((iter & 63) == 0) maybe_check_deadlines(ctx);
     }
 }
 
@@ -239,7 +243,7 @@ plx_status_t plx_test(plx_request_t *req, int *done)
     if (!req_ok(*req)) return plx_bad_arg("plx_test", "not a live request");
     if (!(*req)->done) plx_engine_progress((*req)->ctx);
     if (!(*req)->done) {
-        check_deadlines((*req)->ctx, plx_now());
+        maybe_check_deadlines((*req)->ctx);
         if (!(*req)->done) {
             *done = 0;
             return PLX_SUCCESS;

@@ -10,14 +10,13 @@
  * so a small collective costs one malloc in all; the arrays double
  * (realloc-style) only beyond that, and larger scratch gets one aligned
  * allocation per sched_alloc.  Nothing is allocated per step, and running
- * a schedule makes no system call of its own (sched_wait's idle backoff
- * aside).
+ * a schedule makes no system call of its own.
  *
  * Running.  Posting a round posts each SEND/RECV in order.  Completion is
  * checked with a cursor (scan) that only moves forward over the round's
  * steps, so each request's done flag is examined until it is set and never
  * again: the cost per step is O(1) amortised no matter how often
- * sched_progress is called.  When the cursor reaches the end of the round
+ * sched_advance is called.  When the cursor reaches the end of the round
  * the round's local steps run in the order they were added and the next
  * round is posted at once (within the same call).
  *
@@ -39,7 +38,6 @@
 #define SCHED_INLINE_ROUNDS 16
 #define SCHED_ARENA         1024    /* small scratch served from the schedule object itself */
 #define SCHED_ALIGN         64      /* scratch alignment: a cache line, enough for any SIMD kernel */
-#define SCHED_PEER_CHECK_S  0.1     /* how often sched_wait asks whether silent peers still live */
 
 enum { ST_BUILD = 0, ST_RUNNING, ST_DONE };
 
@@ -321,13 +319,6 @@ void sched_round(plx_sched_t *s)
     s->round_end[s->nrounds++] = s->nsteps;
 }
 
-int sched_nrounds(const plx_sched_t *s)
-{
-    int last = s->nrounds ? s->round_end[s->nrounds - 1] : 0;
-    return s->nrounds + (s->state == ST_BUILD && s->nsteps > last);
-}
-
-int sched_nsteps(const plx_sched_t *s) { return s->nsteps; }
 
 /* ---- running ------------------------------------------------------------------ */
 
@@ -511,14 +502,6 @@ plx_status_t sched_start(plx_sched_t *s)
     return s->state == ST_DONE ? s->status : PLX_SUCCESS;
 }
 
-int sched_progress(plx_sched_t *s)
-{
-    if (s->state != ST_RUNNING) return s->state == ST_DONE;
-    int moved = 0;
-    plx_progress(s->comm->ctx);
-    return advance(s, &moved);
-}
-
 int sched_advance(plx_sched_t *s)
 {
     if (s->state != ST_RUNNING) return s->state == ST_DONE;
@@ -611,52 +594,6 @@ int sched_check(plx_sched_t *s, double elapsed, double limit)
     return 1;
 }
 
-plx_status_t sched_wait(plx_sched_t *s)
-{
-    if (s->state == ST_BUILD) {
-        plx_error("plx_%s: sequence %u waited on before sched_start (bug)", s->name, s->seq);
-        return PLX_ERR_INTERNAL;
-    }
-    plx_context_t ctx = s->comm->ctx;
-    double limit = ctx->cfg.timeout_s > 0 ? ctx->cfg.timeout_s : 300.0;
-    double t0 = -1, next_check = 0;
-    plx_backoff_t bo;
-    plx_backoff_reset(&bo);
-    while (s->state == ST_RUNNING) {
-        int moved = plx_progress(ctx) > 0;
-        if (advance(s, &moved)) break;
-        if (moved)
-            plx_backoff_reset(&bo);
-        else
-            plx_backoff_idle(&bo);
-        /* Checked even while other traffic keeps the transports busy.  The
-         * clock starts at the first unfinished poll, so a collective that
-         * completes at once never reads it. */
-        double now = plx_now();
-        if (t0 < 0) {
-            t0 = now;
-            next_check = now + SCHED_PEER_CHECK_S;
-        }
-        if (now >= next_check) {
-            plx_status_t rc = check_peers(s);
-            if (rc != PLX_SUCCESS) {
-                sched_abort(s, rc);
-                break;
-            }
-            next_check = now + SCHED_PEER_CHECK_S;
-        }
-        if (now - t0 >= limit) {
-            char w[160], who[1100];
-            where(s, w, sizeof w);
-            describe_outstanding(s, who, sizeof who);
-            plx_error("plx_%s timed out after %g s on %s: %s", s->name, limit, w, who);
-            sched_abort(s, PLX_ERR_TIMEOUT);
-            break;
-        }
-    }
-    return s->status;
-}
-
 void sched_free(plx_sched_t *s)
 {
     if (!s) return;
@@ -674,12 +611,4 @@ void sched_free(plx_sched_t *s)
         ctx->spare_sched = s;
     else
         free(s);
-}
-
-plx_status_t sched_run(plx_sched_t *s)
-{
-    plx_status_t rc = sched_start(s);
-    if (rc == PLX_SUCCESS) rc = sched_wait(s);
-    sched_free(s);
-    return rc;
 }

@@ -7,7 +7,7 @@
  * order they were added, and the next round starts.  A round without
  * communication runs its local steps at once.  (This is the libNBC model:
  * simple to write, and nonblocking by construction — the progress engine
- * only has to call sched_progress.)
+ * only has to call sched_advance.)
  *
  * Peers are ranks of the schedule's communicator.  All messages of one
  * schedule carry the same tag (communicator id + collective sequence
@@ -18,7 +18,7 @@
  * Buffers named in steps must stay valid until the schedule completes;
  * sched_alloc() gives scratch memory freed with the schedule.  Building
  * never fails loudly: an allocation failure is remembered and returned by
- * sched_start/sched_run.
+ * sched_start.
  */
 #ifndef PLX_SCHED_H
 #define PLX_SCHED_H
@@ -71,34 +71,21 @@ void sched_avg(plx_sched_t *s, void *buf, size_t count, plx_dtype_t dt, int divi
  * Closing an empty round does nothing. */
 void sched_round(plx_sched_t *s);
 
-/* Post the first round.  After this, sched_progress advances it. */
+/* Post the first round.  After this, sched_advance moves it. */
 plx_status_t sched_start(plx_sched_t *s);
-/* Advance as far as possible without waiting; 1 when done (then see
- * sched_status), 0 when still in flight. */
-int sched_progress(plx_sched_t *s);
-/* sched_progress without the plx_progress() call: for an engine that polls
- * the transports once and then advances many schedules. */
+/* Advance as far as possible without waiting (the caller polls the
+ * transports, once for all schedules); 1 when done (see sched_status). */
 int sched_advance(plx_sched_t *s);
 plx_status_t sched_status(const plx_sched_t *s);
 plx_comm_t sched_comm(const plx_sched_t *s);
-/* Wait until done, bounded by the context's PLX_TIMEOUT; on timeout or a
- * dead peer, cancels what is outstanding and returns the error with a
- * message naming the collective, communicator, sequence number and the
- * peers that never arrived. */
-plx_status_t sched_wait(plx_sched_t *s);
 void sched_free(plx_sched_t *s);
 
 /* For the progress engine (lib/request.c), which drives many schedules:
  * end a running schedule whose peer died or that has run `elapsed` >=
- * `limit` seconds, with the same one-line message as sched_wait.  Returns 1
- * if it ended the schedule. */
+ * `limit` seconds, logging one line that names the collective, communicator,
+ * sequence number, round and the ranks that never arrived.  Returns 1 if it
+ * ended the schedule. */
 int sched_check(plx_sched_t *s, double elapsed, double limit);
 
-/* start + wait + free: the blocking path. */
-plx_status_t sched_run(plx_sched_t *s);
-
-/* Debug: number of rounds and steps built (for tests and PLX_LOG=trace). */
-int sched_nrounds(const plx_sched_t *s);
-int sched_nsteps(const plx_sched_t *s);
 
 #endif /* PLX_SCHED_H */
