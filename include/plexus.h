@@ -12,8 +12,28 @@
  *
  * Counts are in elements of the given datatype, never bytes.
  *
- * Thread safety: a context and its communicators may be used by one thread
- * at a time (the caller serialises).
+ * Thread safety (MPI_THREAD_MULTIPLE-like, with one MPI-like rule):
+ *   - Any thread may call any function at any time; each context has one
+ *     lock that serialises the library's own state, held only while work
+ *     is done (never while a wait backs off), so a thread waiting on one
+ *     request does not stop another thread from starting or completing
+ *     others.  Several threads may use different communicators at once
+ *     (tested under -fsanitize=thread).
+ *   - Collectives on ONE communicator must be started in the same order on
+ *     every rank, as in MPI; so two threads starting collectives on the
+ *     same communicator concurrently is an application race.  The same
+ *     holds for plx_comm_split/dup: run them from one thread at a time per
+ *     context (they agree on new ids with the other ranks).
+ *   - A request may be waited on or tested by one thread at a time.
+ *   - plx_finalize must be called by one thread after the others stopped
+ *     using the context.
+ * Progress: by default the library moves communication only inside plx
+ * calls (caller-driven: test/wait/any collective call).  With
+ * PLX_PROGRESS=thread each context also runs one background thread that
+ * drives every collective in flight while the application computes; it
+ * sleeps on a condition variable whenever nothing is in flight, and backs
+ * off (spin, then yield, then 20 us sleeps) while in-flight work is idle,
+ * so it never holds a core at 100% waiting.
  */
 #ifndef PLEXUS_H
 #define PLEXUS_H

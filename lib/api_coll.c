@@ -69,11 +69,12 @@ static plx_status_t check_extent(const char *fn, size_t count, plx_dtype_t dt, i
 
 /* ---- running ------------------------------------------------------------------ */
 /* Build the chosen algorithm's schedule and start it as a request. */
-static plx_status_t start_coll(plx_comm_t comm, const coll_args_t *a, plx_request_t *req)
+static plx_status_t start_coll_locked(plx_comm_t comm, const coll_args_t *a, plx_request_t *req)
 {
     size_t bytes = a->count * plx_dtype_size(a->dt);
-    const coll_algo_t *algo = plx_select_algo(comm->ctx->select, a->coll, bytes, comm->size);
+    const coll_algo_t *algo = plx_select_algo(comm->ctx->select, a->coll, bytes, comm);
     if (!algo) return PLX_ERR_INTERNAL;
+    if (algo->node_slots) return plx_req_start_slots(comm, a, req);
     plx_sched_t *s = sched_new(comm, plx_coll_name(a->coll));
     if (!s) return PLX_ERR_NO_MEMORY;
     plx_status_t st = algo->build(s, comm, a);
@@ -82,6 +83,16 @@ static plx_status_t start_coll(plx_comm_t comm, const coll_args_t *a, plx_reques
         return st;
     }
     return plx_req_start_sched(s, req);
+}
+
+/* Under the context lock: the sequence number, the caches and the
+ * transports are shared with other threads and the progress thread. */
+static plx_status_t start_coll(plx_comm_t comm, const coll_args_t *a, plx_request_t *req)
+{
+    plx_ctx_lock(comm->ctx);
+    plx_status_t st = start_coll_locked(comm, a, req);
+    plx_ctx_unlock(comm->ctx);
+    return st;
 }
 
 plx_status_t plx_coll_allgather_bytes(plx_comm_t comm, const void *mine, void *all, size_t len)
@@ -317,7 +328,9 @@ plx_status_t plx_query_algorithm(plx_comm_t comm, const char *collective, size_t
     if (!collective || !algorithm) return plx_bad_arg(fn, "collective or algorithm is NULL");
     int c = plx_coll_from_name(collective);
     if (c < 0) return plx_bad_arg(fn, "unknown collective '%s'", collective);
-    const coll_algo_t *algo = plx_select_algo(comm->ctx->select, (plx_coll_t)c, bytes, comm->size);
+    plx_ctx_lock(comm->ctx);   /* the selector records first uses */
+    const coll_algo_t *algo = plx_select_algo(comm->ctx->select, (plx_coll_t)c, bytes, comm);
+    plx_ctx_unlock(comm->ctx);
     if (!algo) return PLX_ERR_INTERNAL;
     *algorithm = algo->name;
     if (transport) {

@@ -30,8 +30,13 @@ static plx_status_t start_p2p(const char *fn, int kind, void *buf, size_t count,
 {
     if (!req) return plx_bad_arg(fn, "req is NULL");
     PLX_CHECK(check_p2p(fn, buf, count, dt, peer, tag, comm));
-    struct plx_request *r = plx_req_alloc(comm->ctx);
-    if (!r) return PLX_ERR_NO_MEMORY;
+    plx_context_t ctx = comm->ctx;
+    plx_ctx_lock(ctx);
+    struct plx_request *r = plx_req_alloc(ctx);
+    if (!r) {
+        plx_ctx_unlock(ctx);
+        return PLX_ERR_NO_MEMORY;
+    }
     r->kind = kind;
     r->comm = comm;
     r->peer = peer;
@@ -43,17 +48,14 @@ static plx_status_t start_p2p(const char *fn, int kind, void *buf, size_t count,
     size_t len = count * r->elem_size;
     plx_status_t st = kind == REQ_SEND ? plx_p2p_isend(comm, peer, t, buf, len, &r->treq)
                                        : plx_p2p_irecv(comm, peer, t, buf, len, &r->treq);
-    if (st != PLX_SUCCESS) {
-        /* the transport refused it: hand the object straight back */
-        r->kind = REQ_DONE;
-        r->done = 1;
-        plx_request_t tmp = r;
-        plx_request_free(&tmp);
-        return st;
+    if (st == PLX_SUCCESS) {
+        plx_req_activate(r);
+        *req = r;
+    } else {
+        plx_req_release(r);   /* the transport refused it: hand the object straight back */
     }
-    plx_req_activate(r);
-    *req = r;
-    return PLX_SUCCESS;
+    plx_ctx_unlock(ctx);
+    return st;
 }
 
 plx_status_t plx_isend(const void *buf, size_t count, plx_dtype_t dt, int peer, int tag,

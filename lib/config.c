@@ -25,10 +25,12 @@ const plx_env_var_t plx_env_vars[] = {
     { "PLX_TIMEOUT", "300", "seconds any wait may last before PLX_ERR_TIMEOUT (naming the collective and the missing ranks)" },
     { "PLX_LOG", "warn", "none|error|warn|info|debug|trace: what Plexus prints on stderr (info: each first use of an algorithm)" },
     { "PLX_TUNE", "", "selector overrides, e.g. 'allreduce:0-8K@recursive_doubling,8K-inf@ring;bcast:0-inf@binomial' (see plexus_info --tune)" },
+    { "PLX_PROGRESS", "caller", "caller|thread - who drives communication: the calls of the application (test/wait), or also a background progress thread that moves collectives while the application computes" },
     { "PLX_NODE_ID", "hostname+boot id", "name of this rank's node; ranks with equal ids share memory" },
     { "PLX_SHM_EAGER_MAX", "32K (<=8 local ranks; 16K <=32, 8K <=128, else 4K)", "shm: largest message sent through the per-pair ring; larger ones go single-copy (CMA) or staged" },
     { "PLX_SHM_CMA", "auto", "shm: auto|0|1 - process_vm_readv single copy for large messages (auto probes and falls back to staging; 0 always stages; 1 fails init if refused)" },
     { "PLX_SHM_RING_BYTES", "128K (<=8 local ranks; 64K <=32, 32K <=128, else 16K)", "shm: data bytes of each ordered pair's ring (power of two, 4K-64M)" },
+    { "PLX_SHM_COLL_BYTES", "32K (<=8 local ranks; 8K <=32, else 2K)", "shm: data bytes per rank of a node-local collective window (two per rank and communicator); collectives up to this size per rank may run as shm_slots" },
     { "PLX_SHM_STAGE_BYTES", "512K", "shm: one staging chunk (two per ordered pair) for large messages when CMA is refused (4K-256M)" },
     { NULL, NULL, NULL }
 };
@@ -89,6 +91,15 @@ plx_status_t plx_config_load(plx_config_t *cfg, char *err, size_t errlen)
             return PLX_ERR_INVALID_ARG;
         }
         cfg->log_level = lv;
+    }
+    s = getenv("PLX_PROGRESS");
+    if (s) {
+        if (strcmp(s, "thread") == 0) cfg->progress_thread = 1;
+        else if (strcmp(s, "caller") == 0) cfg->progress_thread = 0;
+        else {
+            snprintf(err, errlen, "PLX_PROGRESS='%s' is not one of caller|thread", s);
+            return PLX_ERR_INVALID_ARG;
+        }
     }
     s = getenv("PLX_TUNE");
     if (s) {

@@ -9,6 +9,7 @@
  * communicator, the selector.
  */
 #include "plx_internal.h"
+#include "request.h"
 #include "config.h"
 #include "select.h"
 #include "bootstrap/bootstrap.h"
@@ -166,12 +167,14 @@ static void context_destroy(plx_context_t ctx, int keep_handle)
     plx_comm_t c = ctx->comms;
     while (c) {
         plx_comm_t next = c->next;
+        plx_slots_release(c);
         c->magic = PLX_DEAD_MAGIC;
         free(c->world_rank);
         free(c);
         c = next;
     }
     if (ctx->world) {
+        plx_slots_release(ctx->world);
         ctx->world->magic = PLX_DEAD_MAGIC;
         free(ctx->world->world_rank);
         free(ctx->world);
@@ -187,6 +190,7 @@ static void context_destroy(plx_context_t ctx, int keep_handle)
     ctx->world = NULL;
     ctx->boot = NULL;
     ctx->ntl = 0;
+    pthread_mutex_destroy(&ctx->lock);
     /* volatile: the store must happen even though nothing reads it here */
     *(volatile uint32_t *)&ctx->magic = PLX_DEAD_MAGIC;
     if (!keep_handle) free(ctx);
@@ -201,11 +205,13 @@ plx_status_t plx_init(plx_context_t *out)
     plx_context_t ctx = calloc(1, sizeof *ctx);
     if (!ctx) return PLX_ERR_NO_MEMORY;
     ctx->magic = PLX_CTX_MAGIC;
+    pthread_mutex_init(&ctx->lock, NULL);
 
     char err[512] = "";
     plx_status_t st = plx_config_load(&ctx->cfg, err, sizeof err);
     if (st != PLX_SUCCESS) {
         plx_error("plx_init: %s", err);
+        pthread_mutex_destroy(&ctx->lock);
         free(ctx);
         return st;
     }
@@ -214,6 +220,7 @@ plx_status_t plx_init(plx_context_t *out)
     st = plx_select_create(ctx->cfg.tune, &ctx->select, err, sizeof err);
     if (st != PLX_SUCCESS) {
         plx_error("plx_init: %s", err);
+        pthread_mutex_destroy(&ctx->lock);
         free(ctx);
         return st;
     }
@@ -247,7 +254,8 @@ plx_status_t plx_init(plx_context_t *out)
     plx_log_set_rank(ctx->rank);
 
     if ((st = discover_nodes(ctx)) != PLX_SUCCESS || (st = start_transports(ctx)) != PLX_SUCCESS ||
-        (st = make_world(ctx)) != PLX_SUCCESS) {
+        (st = make_world(ctx)) != PLX_SUCCESS ||
+        (ctx->cfg.progress_thread && (st = plx_progress_thread_start(ctx)) != PLX_SUCCESS)) {
         plx_error("plx_init failed: %s", plx_strerror(st));
         context_destroy(ctx, 0);
         return st;
@@ -263,6 +271,7 @@ plx_status_t plx_finalize(plx_context_t *pctx)
     if (!pctx || !*pctx || (*pctx)->magic != PLX_CTX_MAGIC)
         return plx_bad_arg("plx_finalize", "not an initialised context");
     plx_context_t ctx = *pctx;
+    plx_progress_thread_stop(ctx);   /* before anything it could be touching goes */
     /* Everyone stops polling only when nobody can still be reading our
      * memory or rings. */
     plx_status_t st = ctx_barrier(ctx);

@@ -9,6 +9,7 @@
 #define PLX_INTERNAL_H
 
 /* plx_config.h (PLX_HAVE_UCX/CUDA/NCCL) is force-included by the build. */
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -35,6 +36,7 @@ typedef struct plx_config {
     double timeout_s;          /* PLX_TIMEOUT */
     int log_level;             /* PLX_LOG */
     char tune[1024];           /* PLX_TUNE (parsed by select.c) */
+    int progress_thread;       /* PLX_PROGRESS=thread */
 } plx_config_t;
 
 struct plx_select;             /* lib/select.h */
@@ -42,6 +44,11 @@ struct plx_boot;               /* lib/bootstrap/bootstrap.h */
 
 struct plx_context {
     uint32_t magic;
+    /* Serialises everything below between application threads and the
+     * progress thread: the engine's lists, the transports, the caches and
+     * the communicators' sequence numbers.  Held only while work is done,
+     * never while a wait backs off (lib/request.c). */
+    pthread_mutex_t lock;
     int rank, size;            /* world */
     struct plx_boot *boot;
     char job_id[32];
@@ -73,7 +80,19 @@ struct plx_context {
     struct plx_request *active_head, *active_tail;
     struct plx_request *free_reqs;
     double next_deadline_check;   /* when waits and tests next look at deadlines and dead peers */
+
+    /* PLX_PROGRESS=thread (lib/progress_thread.c): the background thread
+     * and how it is told that work arrived or that it must stop. */
+    struct {
+        int running, stop, sleeping;
+        pthread_t tid;
+        pthread_cond_t wake;
+    } pt;
 };
+
+static inline void plx_ctx_lock(struct plx_context *ctx) { pthread_mutex_lock(&ctx->lock); }
+static inline void plx_ctx_unlock(struct plx_context *ctx) { pthread_mutex_unlock(&ctx->lock); }
+static inline int plx_ctx_trylock(struct plx_context *ctx) { return pthread_mutex_trylock(&ctx->lock) == 0; }
 
 /* Free every request object of ctx (finalize; in-flight ones are cancelled). */
 void plx_requests_release(struct plx_context *ctx);
@@ -88,6 +107,10 @@ struct plx_comm {
     int rank, size;
     int *world_rank;           /* comm rank -> world rank */
     uint32_t coll_seq;         /* next collective sequence number */
+    /* node-local collectives through shared slots (lib/coll/node_slots.c):
+     * 0 = not looked at yet, 1 = usable (slots set), -1 = not for this comm */
+    int slots_state;
+    struct node_slots *slots;
     struct plx_comm *next;     /* ctx->comms list */
 };
 

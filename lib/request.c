@@ -8,7 +8,14 @@
  * spin -> sched_yield -> sleep (plx_backoff_*) when nothing moved, and every
  * ~100 ms look at the clock: a request older than PLX_TIMEOUT, or whose
  * peer died, is ended with a message naming the operation, communicator,
- * sequence number and the ranks that never arrived.
+ * sequence number and the ranks that never arrived.  With PLX_PROGRESS=
+ * thread the background thread (lib/progress_thread.c) runs the same
+ * plx_engine_progress; waiters then help only when the lock is free.
+ *
+ * Locking: everything here runs under ctx->lock except the reading of a
+ * request's done flag (an atomic, so a waiter can watch it unlocked while
+ * backing off).  A request object is only freed by its owner (collect) or,
+ * once detached, by the engine, so watching it unlocked is safe.
  */
 #include "request.h"
 
@@ -30,6 +37,9 @@ struct plx_request *plx_req_alloc(plx_context_t ctx)
     r->status = PLX_SUCCESS;
     return r;
 }
+
+static void req_recycle(struct plx_request *r);
+void plx_req_release(struct plx_request *r) { req_recycle(r); }
 
 static void req_recycle(struct plx_request *r)
 {
@@ -66,6 +76,8 @@ void plx_req_activate(struct plx_request *r)
      * never reads the clock */
     r->started = 0;
     active_push(r);
+    /* the progress thread sleeps while nothing is in flight */
+    if (r->ctx->pt.sleeping) pthread_cond_signal(&r->ctx->pt.wake);
 }
 
 /* The request reached its end: take it off the active list; a detached
@@ -82,9 +94,14 @@ static void finish(struct plx_request *r, plx_status_t st)
         plx_warn("plx_recv: message of %zu bytes from rank %d tag %d truncated", r->treq.bytes,
                  r->peer, r->tag);
     r->status = st;
-    r->done = 1;
     active_remove(r);
     if (r->detached) req_recycle(r);
+    else __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);   /* last: a waiter may look unlocked */
+}
+
+static inline int req_done(const struct plx_request *r)
+{
+    return __atomic_load_n(&r->done, __ATOMIC_ACQUIRE);
 }
 
 plx_status_t plx_req_start_sched(plx_sched_t *s, plx_request_t *out)
@@ -111,9 +128,24 @@ plx_status_t plx_req_start_sched(plx_sched_t *s, plx_request_t *out)
     return PLX_SUCCESS;
 }
 
+plx_status_t plx_req_start_slots(plx_comm_t comm, const coll_args_t *a, plx_request_t *out)
+{
+    struct plx_request *r = plx_req_alloc(comm->ctx);
+    if (!r) return PLX_ERR_NO_MEMORY;
+    r->kind = REQ_SLOTS;
+    plx_slots_start(comm, a, &r->slots);
+    plx_req_activate(r);
+    /* the peers may all be there already: the fast small case ends here */
+    if (plx_slots_advance(&r->slots)) finish(r, r->slots.status);
+    *out = r;
+    return PLX_SUCCESS;
+}
+
 plx_status_t plx_req_completed(plx_context_t ctx, plx_status_t st, plx_request_t *out)
 {
+    plx_ctx_lock(ctx);   /* called from the API, unlocked: the free list is shared */
     struct plx_request *r = plx_req_alloc(ctx);
+    plx_ctx_unlock(ctx);
     if (!r) return PLX_ERR_NO_MEMORY;
     r->kind = REQ_DONE;
     r->done = 1;
@@ -129,6 +161,12 @@ static int advance_one(struct plx_request *r)
     case REQ_SCHED:
         if (sched_advance(r->sched)) {
             finish(r, sched_status(r->sched));
+            return 1;
+        }
+        return 0;
+    case REQ_SLOTS:
+        if (plx_slots_advance(&r->slots)) {
+            finish(r, r->slots.status);
             return 1;
         }
         return 0;
@@ -167,6 +205,8 @@ static void check_deadlines(plx_context_t ctx, double now)
         double elapsed = now - r->started;
         if (r->kind == REQ_SCHED) {
             if (sched_check(r->sched, elapsed, limit)) finish(r, sched_status(r->sched));
+        } else if (r->kind == REQ_SLOTS) {
+            if (plx_slots_check(&r->slots, elapsed, limit)) finish(r, r->slots.status);
         } else if (r->kind == REQ_SEND || r->kind == REQ_RECV) {
             plx_comm_t c = r->comm;
             int w = c->world_rank[r->peer];
@@ -194,7 +234,7 @@ static void check_deadlines(plx_context_t ctx, double now)
 
 /* At most every ENGINE_CHECK_S: deadlines cost a clock read per request and
  * a peer check is a system call, too much for every test or poll. */
-static void maybe_check_deadlines(plx_context_t ctx)
+void plx_engine_check_deadlines(plx_context_t ctx)
 {
     double now = plx_now();
     if (now < ctx->next_deadline_check) return;
@@ -217,7 +257,10 @@ static plx_status_t collect(plx_request_t *req)
     return st;
 }
 
-/* The one wait loop: until pred(arg) holds, driving everything. */
+/* The one wait loop: until pred(arg) holds, driving everything.  Called
+ * and returns with ctx->lock held; the lock is let go while backing off so
+ * other threads (and the progress thread) can start and move requests.
+ * pred must be safe to evaluate without the lock (it reads done flags). */
 typedef int (*wait_pred_t)(void *arg);
 
 static void engine_wait(plx_context_t ctx, wait_pred_t pred, void *arg)
@@ -225,13 +268,29 @@ static void engine_wait(plx_context_t ctx, wait_pred_t pred, void *arg)
     plx_backoff_t bo;
     plx_backoff_reset(&bo);
     for (unsigned iter = 1; !pred(arg); iter++) {
-        if (plx_engine_progress(ctx) > 0) plx_backoff_reset(&bo);
+        int events = plx_engine_progress(ctx);
+        if ((iter & 63) == 0) plx_engine_check_deadlines(ctx);
+        if (pred(arg)) break;
+        plx_ctx_unlock(ctx);
+        if (events > 0) plx_backoff_reset(&bo);
         else plx_backoff_idle(&bo);
-        if ((iter & 63) == 0) maybe_check_deadlines(ctx);
+        if (ctx->pt.running) {
+            /* the progress thread is doing the work: help only when the
+             * lock is free, otherwise just watch the flags */
+            while (!plx_ctx_trylock(ctx)) {
+                if (pred(arg)) {
+                    plx_ctx_lock(ctx);
+                    return;
+                }
+                plx_backoff_idle(&bo);
+            }
+        } else {
+            plx_ctx_lock(ctx);
+        }
     }
 }
 
-static int one_done(void *arg) { return (*(plx_request_t *)arg)->done; }
+static int one_done(void *arg) { return req_done(*(plx_request_t *)arg); }
 
 plx_status_t plx_test(plx_request_t *req, int *done)
 {
@@ -241,16 +300,33 @@ plx_status_t plx_test(plx_request_t *req, int *done)
         return PLX_SUCCESS;
     }
     if (!req_ok(*req)) return plx_bad_arg("plx_test", "not a live request");
-    if (!(*req)->done) plx_engine_progress((*req)->ctx);
-    if (!(*req)->done) {
-        maybe_check_deadlines((*req)->ctx);
-        if (!(*req)->done) {
+    plx_context_t ctx = (*req)->ctx;
+    if (ctx->pt.running) {
+        /* the progress thread moves it; a test that finds the lock busy
+         * just reports the flag (never blocks the caller) */
+        if (!plx_ctx_trylock(ctx)) {
+            if (!req_done(*req)) {
+                *done = 0;
+                return PLX_SUCCESS;
+            }
+            plx_ctx_lock(ctx);
+        }
+    } else {
+        plx_ctx_lock(ctx);
+    }
+    if (!req_done(*req)) plx_engine_progress(ctx);
+    if (!req_done(*req)) {
+        plx_engine_check_deadlines(ctx);
+        if (!req_done(*req)) {
+            plx_ctx_unlock(ctx);
             *done = 0;
             return PLX_SUCCESS;
         }
     }
     *done = 1;
-    return collect(req);
+    plx_status_t st = collect(req);
+    plx_ctx_unlock(ctx);
+    return st;
 }
 
 plx_status_t plx_wait(plx_request_t *req)
@@ -258,8 +334,12 @@ plx_status_t plx_wait(plx_request_t *req)
     if (!req) return plx_bad_arg("plx_wait", "req is NULL");
     if (!*req) return PLX_SUCCESS;
     if (!req_ok(*req)) return plx_bad_arg("plx_wait", "not a live request");
-    if (!(*req)->done) engine_wait((*req)->ctx, one_done, req);
-    return collect(req);
+    plx_context_t ctx = (*req)->ctx;
+    plx_ctx_lock(ctx);
+    if (!req_done(*req)) engine_wait(ctx, one_done, req);
+    plx_status_t st = collect(req);
+    plx_ctx_unlock(ctx);
+    return st;
 }
 
 typedef struct multi {
@@ -275,7 +355,7 @@ static int multi_done(void *arg)
     int pending = 0;
     for (int i = 0; i < m->n; i++) {
         if (!m->reqs[i]) continue;
-        if (m->reqs[i]->done) {
+        if (req_done(m->reqs[i])) {
             if (m->any) {
                 m->index = i;
                 return 1;
@@ -304,16 +384,21 @@ plx_status_t plx_waitall(int n, plx_request_t reqs[], plx_status_t statuses[])
 {
     plx_context_t ctx;
     PLX_CHECK(check_array("plx_waitall", n, reqs, &ctx));
-    if (ctx) {
-        multi_t m = { n, reqs, 0, -1 };
-        engine_wait(ctx, multi_done, &m);
+    if (!ctx) {
+        for (int i = 0; i < n; i++)
+            if (statuses) statuses[i] = PLX_SUCCESS;
+        return PLX_SUCCESS;
     }
+    plx_ctx_lock(ctx);
+    multi_t m = { n, reqs, 0, -1 };
+    engine_wait(ctx, multi_done, &m);
     plx_status_t first = PLX_SUCCESS;
     for (int i = 0; i < n; i++) {
         plx_status_t st = reqs[i] ? collect(&reqs[i]) : PLX_SUCCESS;
         if (statuses) statuses[i] = st;
         if (first == PLX_SUCCESS) first = st;
     }
+    plx_ctx_unlock(ctx);
     return first;
 }
 
@@ -324,10 +409,13 @@ plx_status_t plx_waitany(int n, plx_request_t reqs[], int *index)
     PLX_CHECK(check_array("plx_waitany", n, reqs, &ctx));
     *index = -1;
     if (!ctx) return PLX_SUCCESS;
+    plx_ctx_lock(ctx);
     multi_t m = { n, reqs, 1, -1 };
     engine_wait(ctx, multi_done, &m);
     *index = m.index;
-    return collect(&reqs[m.index]);
+    plx_status_t st = collect(&reqs[m.index]);
+    plx_ctx_unlock(ctx);
+    return st;
 }
 
 plx_status_t plx_request_free(plx_request_t *req)
@@ -336,9 +424,12 @@ plx_status_t plx_request_free(plx_request_t *req)
     if (!*req) return PLX_SUCCESS;
     if (!req_ok(*req)) return plx_bad_arg("plx_request_free", "not a live request");
     struct plx_request *r = *req;
+    plx_context_t ctx = r->ctx;
     *req = NULL;
-    if (r->done) req_recycle(r);
+    plx_ctx_lock(ctx);
+    if (req_done(r)) req_recycle(r);
     else r->detached = 1;
+    plx_ctx_unlock(ctx);
     return PLX_SUCCESS;
 }
 

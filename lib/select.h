@@ -11,6 +11,10 @@
  *   rule  := collective ':' range '@' algorithm (',' range '@' algorithm)*
  *   range := size '-' size   (bytes, K/M/G suffixes, 'inf'; lower bound
  *                             inclusive, upper exclusive)
+ * Ranges are tried left to right; the first whose range holds the size
+ * and whose algorithm can run on the communicator wins (ranges may
+ * overlap: "0-32K@shm_slots,0-16K@recursive_doubling,..." runs shm_slots
+ * where every rank shares one node and falls through elsewhere).
  * "bytes" is count x datatype size as passed to the call (the per-rank
  * contribution for allgather/gather, the per-peer block for alltoall and
  * scatter, the result block for reduce_scatter).  Sizes not covered by any
@@ -30,9 +34,9 @@ typedef struct plx_select plx_select_t;
 plx_status_t plx_select_create(const char *tune, plx_select_t **sel, char *err, size_t errlen);
 void plx_select_free(plx_select_t *sel);
 
-/* The algorithm for this call; never NULL for a valid collective.  Logs at
- * PLX_LOG=info the first time each (collective, algorithm) runs. */
-const coll_algo_t *plx_select_algo(plx_select_t *sel, plx_coll_t coll, size_t bytes, int comm_size);
+/* The algorithm for this call on comm; never NULL for a valid collective.
+ * Logs at PLX_LOG=info the first time each (collective, algorithm) runs. */
+const coll_algo_t *plx_select_algo(plx_select_t *sel, plx_coll_t coll, size_t bytes, plx_comm_t comm);
 
 /* Print the effective table for a communicator of comm_size ranks. */
 void plx_select_print(const plx_select_t *sel, FILE *out, int comm_size);

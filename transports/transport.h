@@ -85,11 +85,22 @@ typedef struct plx_tl_ops {
      * dead (process gone).  Cheap enough to call a few times a second. */
     plx_status_t (*peer_status)(void *tl, int peer);
 
+    /* Optional (NULL when the transport has none): memory every rank of
+     * this node can read and write, for the core's node-local collectives
+     * (lib/coll/node_slots.c).  Window `channel` of world rank `peer`;
+     * *bytes gets its size.  Zeroed at start, owned by the core's protocol
+     * from then on.  NULL if peer is not on this node or channel is out of
+     * range. */
+    void *(*coll_window)(void *tl, int channel, int peer, size_t *bytes);
+
     /* Release everything; collective-free (must not wait for peers). */
     void (*finalize)(void *tl);
 } plx_tl_ops_t;
 
 /* The transports built into this library (NULL-free list in the core). */
 extern const plx_tl_ops_t plx_tl_shm_ops;
+#if PLX_HAVE_UCX
+extern const plx_tl_ops_t plx_tl_ucx_ops;
+#endif
 
 #endif /* PLX_TRANSPORT_H */

@@ -57,8 +57,10 @@ typedef plx_status_t (*coll_build_fn)(plx_sched_t *s, plx_comm_t comm, const col
 typedef struct coll_algo {
     plx_coll_t coll;
     const char *name;          /* "ring", "recursive_doubling", ... */
-    coll_build_fn build;
+    coll_build_fn build;       /* NULL for node_slots algorithms */
     const char *summary;       /* one line for plexus_info */
+    int node_slots;            /* runs through shared slots (lib/coll/node_slots.c), not a
+                                  schedule; only where plx_slots_can_run says so */
 } coll_algo_t;
 
 /* All algorithms, terminated by an entry with name == NULL. */

@@ -132,6 +132,16 @@ static int shm_reachable(void *tlp, int peer)
     return t && peer >= 0 && peer < t->size && t->local_of[peer] >= 0;
 }
 
+static void *shm_coll_window(void *tlp, int channel, int peer, size_t *bytes)
+{
+    shm_tl_t *t = tlp;
+    if (!t || channel < 0 || channel >= SHM_COLL_CHANNELS || peer < 0 || peer >= t->size ||
+        t->local_of[peer] < 0)
+        return NULL;
+    if (bytes) *bytes = t->lay.coll_win;
+    return shm_seg_coll_window(t, t->local_of[peer], channel);
+}
+
 static void req_init(plx_tl_req_t *r, uint64_t tag, void *buf, size_t len, int p)
 {
     r->done = 0;
@@ -655,5 +665,6 @@ const plx_tl_ops_t plx_tl_shm_ops = {
     .progress = shm_progress,
     .cancel = shm_cancel,
     .peer_status = shm_peer_status,
+    .coll_window = shm_coll_window,
     .finalize = shm_finalize,
 };

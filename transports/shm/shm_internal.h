@@ -7,7 +7,10 @@
  *   - an SPSC eager ring (fixed 64-byte header cells + a byte ring for
  *     payloads that do not fit inline), see shm_ring.h;
  *   - a staging area (two large chunks, double buffered) used for large
- *     messages only when process_vm_readv (CMA) is refused, see shm_large.c.
+ *     messages only when process_vm_readv (CMA) is refused, see shm_large.c;
+ * and for every local rank SHM_COLL_CHANNELS collective windows: raw
+ * zeroed memory handed to the core's node-local collectives
+ * (lib/coll/node_slots.c) through the coll_window op.
  * Everything else (queues, unexpected messages, large-transfer state) lives
  * in the process-private shm_tl_t returned by init: no global mutable state.
  */
@@ -26,8 +29,9 @@
 #define SHM_PAGE          4096
 
 #define SHM_SEG_MAGIC     0x504c58534d454731ull   /* "PLXSMEG1" */
-#define SHM_SEG_VERSION   1u
+#define SHM_SEG_VERSION   2u
 #define SHM_NAME_MAX      64
+#define SHM_COLL_CHANNELS 16    /* collective windows per local rank (communicator ids 0..15) */
 
 /* Message types carried in ring cells. */
 enum {
@@ -99,6 +103,7 @@ typedef struct shm_seg_hdr {
     uint64_t stage_bytes;   /* one staging chunk */
     uint64_t ring_off, ring_stride;
     uint64_t stage_off, stage_stride;
+    uint64_t coll_off, coll_win;   /* collective windows: SHM_COLL_CHANNELS per local rank */
     uint64_t total;
 } shm_seg_hdr_t;
 
@@ -107,6 +112,7 @@ typedef struct shm_layout {
     uint32_t nlocal, ncells, eager_max;
     uint64_t ring_bytes, stage_bytes;
     uint64_t ring_off, ring_stride, stage_off, stage_stride, total;
+    uint64_t coll_off, coll_win;
 } shm_layout_t;
 
 /* ---- process-private state ------------------------------------------- */
@@ -274,6 +280,8 @@ plx_status_t shm_seg_create(const char *job_id, const shm_layout_t *lay, char na
                             int *fd, void **base);
 plx_status_t shm_seg_attach(const char *name, int *fd, void **base, size_t *len, shm_layout_t *lay);
 void shm_seg_wire(shm_tl_t *t);
+/* Collective window `channel` of local rank `local`. */
+void *shm_seg_coll_window(shm_tl_t *t, int local, int channel);
 /* Reserve tmpfs pages of my incoming staging row (so a full /dev/shm fails now, not SIGBUS later). */
 plx_status_t shm_seg_reserve_stage_in(shm_tl_t *t, int fd);
 

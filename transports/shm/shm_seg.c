@@ -7,8 +7,9 @@
  * so a receiver's incoming rings and staging row are contiguous):
  *   [header page]
  *   [ring of pair 0][ring of pair 1]...      each: ctl line, cells, data ring
+ *   [collective windows of local rank 0][...of rank 1]...  SHM_COLL_CHANNELS each
  *   [stage of pair 0][stage of pair 1]...    each: ctl page, 2 chunks
- * The header page and rings are reserved with posix_fallocate at creation (a
+ * The header page, rings and windows are reserved with posix_fallocate at creation (a
  * too-small /dev/shm fails init instead of SIGBUS later); the staging rows
  * stay sparse unless their receiver knows it will use them.
  */
@@ -100,7 +101,15 @@ void shm_layout_compute(shm_layout_t *lay, int nlocal)
     lay->ring_off = SHM_PAGE;
     lay->ring_stride = SHM_ALIGN_UP(sizeof(shm_ring_ctl_t) + (uint64_t)lay->ncells * sizeof(shm_cell_t)
                                     + lay->ring_bytes, SHM_PAGE);
-    lay->stage_off = lay->ring_off + pairs * lay->ring_stride;
+    /* Collective windows: 512 bytes of flags + two data buffers of
+     * PLX_SHM_COLL_BYTES (node-local collectives carry up to that many bytes
+     * per rank); shrunk as the node fills up like the rings. */
+    uint64_t def_coll = nlocal <= 8 ? (32u << 10) : nlocal <= 32 ? (8u << 10) : (2u << 10);
+    uint64_t cb;
+    shm_env_bytes("PLX_SHM_COLL_BYTES", def_coll, 0, 16u << 20, &cb);
+    lay->coll_off = lay->ring_off + pairs * lay->ring_stride;
+    lay->coll_win = SHM_ALIGN_UP(512 + 2 * SHM_ALIGN_UP(cb, SHM_CACHELINE), SHM_PAGE);
+    lay->stage_off = lay->coll_off + n * SHM_COLL_CHANNELS * lay->coll_win;
     lay->stage_stride = SHM_STAGE_HDR + 2 * lay->stage_bytes;
     lay->total = lay->stage_off + pairs * lay->stage_stride;
 }
@@ -157,8 +166,9 @@ plx_status_t shm_seg_create(const char *job_id, const shm_layout_t *lay, char na
     }
     int rc = posix_fallocate(fd, 0, (off_t)lay->stage_off);
     if (rc != 0 && rc != EOPNOTSUPP && rc != ENOSYS && rc != EINVAL) {
-        plx_error("shm: cannot reserve %" PRIu64 " bytes in /dev/shm for the rings (%s); "
-                  "enlarge /dev/shm or lower PLX_SHM_RING_BYTES", lay->stage_off, strerror(rc));
+        plx_error("shm: cannot reserve %" PRIu64 " bytes in /dev/shm for the rings and collective "
+                  "windows (%s); enlarge /dev/shm or lower PLX_SHM_RING_BYTES / PLX_SHM_COLL_BYTES",
+                  lay->stage_off, strerror(rc));
         st = rc == ENOSPC ? PLX_ERR_NO_MEMORY : PLX_ERR_TRANSPORT;
         goto fail;
     }
@@ -179,6 +189,8 @@ plx_status_t shm_seg_create(const char *job_id, const shm_layout_t *lay, char na
     h->ring_stride = lay->ring_stride;
     h->stage_off = lay->stage_off;
     h->stage_stride = lay->stage_stride;
+    h->coll_off = lay->coll_off;
+    h->coll_win = lay->coll_win;
     h->total = lay->total;
     h->magic = SHM_SEG_MAGIC;   /* followers read the header only after the allgather */
     *fdp = fd;
@@ -229,6 +241,8 @@ plx_status_t shm_seg_attach(const char *name, int *fdp, void **basep, size_t *le
     lay->ring_stride = h->ring_stride;
     lay->stage_off = h->stage_off;
     lay->stage_stride = h->stage_stride;
+    lay->coll_off = h->coll_off;
+    lay->coll_win = h->coll_win;
     lay->total = h->total;
     *fdp = fd;
     *basep = base;
@@ -267,6 +281,12 @@ void shm_seg_wire(shm_tl_t *t)
         pe->stage_in_ctl = (shm_stage_ctl_t *)si;
         pe->stage_in_buf = si + SHM_STAGE_HDR;
     }
+}
+
+void *shm_seg_coll_window(shm_tl_t *t, int local, int channel)
+{
+    return (unsigned char *)t->seg + t->lay.coll_off +
+           ((uint64_t)local * SHM_COLL_CHANNELS + (uint64_t)channel) * t->lay.coll_win;
 }
 
 plx_status_t shm_seg_reserve_stage_in(shm_tl_t *t, int fd)

@@ -1,0 +1,312 @@
+/*
+ * lib/coll/node_slots.c — node-local collectives through shared slots.
+ *
+ * Window of one rank on one communicator (memory from the shm transport,
+ * zeroed at start; the communicator id is the channel, so two communicators
+ * that share an id have no member in common and use different windows):
+ *
+ *   offset   0  ctl[0]: seq (8 B) + 56 inline payload bytes    one line
+ *   offset 128  ctl[1]: the same for odd sequence numbers       one line
+ *   offset 256  done: the last sequence this rank finished reading
+ *   offset 512  data[0], data[1]: payloads over 56 bytes (cap each)
+ *
+ * Protocol of collective number s (b = s & 1, all ranks count s alike):
+ *   1. write (ranks that contribute): wait until every member's done >=
+ *      s-2 (nobody still reads buffer b), copy the payload into ctl[b]
+ *      inline or data[b], then store ctl[b].seq = s with release order;
+ *   2. read: wait until each needed member's ctl[b].seq == s (acquire),
+ *      then reduce / copy straight from their windows, every rank in the
+ *      same member order so all results are bitwise identical;
+ *   3. store done = s.
+ * Collectives of one communicator run one after the other here (the write
+ * of s waits until s-1 finished on this rank), so done is monotone.  After an
+ * allreduce/allgather/barrier s every member has written s, hence
+ * finished s-1: the write check of s+1 then needs no remote read at all,
+ * so the 2-rank small allreduce moves exactly two cache lines.
+ *
+ * Who writes / reads: allreduce, allgather, barrier: all / all; reduce:
+ * all / root; bcast: root / the others.
+ */
+#include "node_slots.h"
+#include "reduce.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SLOT_CTL_STRIDE 128          /* ctl lines two apart: no adjacent-line prefetch sharing */
+#define SLOT_DONE_OFF   256
+#define SLOT_DATA_OFF   512
+#define SLOT_INLINE     56
+
+enum { SLOTS_WRITE = 0, SLOTS_READ, SLOTS_DONE };
+
+typedef struct slot_ctl {
+    uint64_t seq;                    /* accessed with __atomic builtins */
+    unsigned char inl[SLOT_INLINE];
+} slot_ctl_t;
+
+struct node_slots {
+    int n, me;
+    unsigned char **win;             /* [n] window of each member */
+    size_t cap;                      /* bytes of data[0] / data[1] */
+    uint64_t next_seq;               /* the next collective's number */
+    uint64_t local_done;             /* last sequence finished here */
+    uint64_t known_done;             /* every member is known to have done >= this */
+    int broken;                      /* a collective failed: later ones fail at once */
+    plx_status_t broken_status;
+};
+
+static inline slot_ctl_t *ctl_of(const unsigned char *w, uint64_t seq)
+{
+    return (slot_ctl_t *)(w + (seq & 1) * SLOT_CTL_STRIDE);
+}
+static inline uint64_t *done_of(const unsigned char *w)
+{
+    return (uint64_t *)(w + SLOT_DONE_OFF);
+}
+/* Where the payload of sequence seq lives in window w. */
+static inline unsigned char *data_of(const struct node_slots *ns, unsigned char *w, uint64_t seq,
+                                     size_t bytes)
+{
+    if (bytes <= SLOT_INLINE) return ctl_of(w, seq)->inl;
+    return w + SLOT_DATA_OFF + (seq & 1) * ns->cap;
+}
+
+/* ---- setup --------------------------------------------------------------- */
+static int setup(plx_comm_t comm)
+{
+    plx_context_t ctx = comm->ctx;
+    if (comm->size < 2 || comm->id >= 16) return -1;   /* 1 rank: the p2p path is a copy anyway */
+    struct node_slots *ns = calloc(1, sizeof *ns);
+    unsigned char **win = calloc((size_t)comm->size, sizeof *win);
+    if (!ns || !win) goto no;
+    size_t wbytes = 0;
+    for (int r = 0; r < comm->size; r++) {
+        int w = comm->world_rank[r];
+        const plx_tl_ops_t *ops = ctx->tl[ctx->peer_tl[w]].ops;
+        if (!ops->coll_window) goto no;
+        size_t b = 0;
+        win[r] = ops->coll_window(ctx->tl[ctx->peer_tl[w]].state, (int)comm->id, w, &b);
+        if (!win[r] || b <= SLOT_DATA_OFF) goto no;
+        if (r == 0 || b < wbytes) wbytes = b;
+    }
+    ns->n = comm->size;
+    ns->me = comm->rank;
+    ns->win = win;
+    ns->cap = ((wbytes - SLOT_DATA_OFF) / 2) & ~(size_t)63;
+    /* the window may have served an earlier communicator with this id on a
+     * disjoint set of ranks in another job?  No: ids are never reused within
+     * a context and the segment is per job, so it is still all zero. */
+    ns->next_seq = 1;
+    comm->slots = ns;
+    return 1;
+no:
+    free(win);
+    free(ns);
+    return -1;
+}
+
+int plx_slots_can_run(plx_comm_t comm, size_t bytes)
+{
+    if (!comm) return 1;   /* printing the table: no communicator to judge */
+    if (comm->slots_state == 0) comm->slots_state = setup(comm);
+    return comm->slots_state > 0 && bytes <= comm->slots->cap;
+}
+
+void plx_slots_release(plx_comm_t comm)
+{
+    if (!comm->slots) return;
+    free(comm->slots->win);
+    free(comm->slots);
+    comm->slots = NULL;
+    comm->slots_state = 0;
+}
+
+/* ---- the collective ---------------------------------------------------- */
+static int writes(const slots_op_t *op)
+{
+    return op->a.coll != PLX_COLL_BCAST || op->ns->me == op->a.root;
+}
+
+/* Does this rank read member m's contribution? */
+static int reads_from(const slots_op_t *op, int m)
+{
+    const struct node_slots *ns = op->ns;
+    switch (op->a.coll) {
+    case PLX_COLL_REDUCE: return ns->me == op->a.root;
+    case PLX_COLL_BCAST:  return ns->me != op->a.root && m == op->a.root;
+    default:              return 1;
+    }
+}
+
+/* The bytes this rank contributes. */
+static const void *payload(const slots_op_t *op)
+{
+    const coll_args_t *a = &op->a;
+    switch (a->coll) {
+    case PLX_COLL_BCAST:
+        return a->rbuf;
+    case PLX_COLL_ALLGATHER:
+        return coll_in_place(a->sbuf) ? COLL_CAT(a->rbuf, (size_t)op->ns->me * a->count,
+                                                 plx_dtype_size(a->dt))
+                                      : a->sbuf;
+    default:   /* allreduce, reduce (in place at the root: the input is rbuf) */
+        return coll_in_place(a->sbuf) ? a->rbuf : a->sbuf;
+    }
+}
+
+plx_status_t plx_slots_start(plx_comm_t comm, const coll_args_t *a, slots_op_t *op)
+{
+    struct node_slots *ns = comm->slots;
+    memset(op, 0, sizeof *op);
+    op->comm = comm;
+    op->ns = ns;
+    op->a = *a;
+    op->seq = ns->next_seq++;
+    op->bytes = a->count * plx_dtype_size(a->dt);
+    op->phase = SLOTS_WRITE;
+    op->status = PLX_SUCCESS;
+    return PLX_SUCCESS;
+}
+
+static int write_phase(slots_op_t *op)
+{
+    struct node_slots *ns = op->ns;
+    uint64_t s = op->seq;
+    /* one at a time per communicator: writing s only after finishing s-1
+     * here means "member m wrote s" proves "m finished s-1" (read_phase) */
+    if (ns->local_done != s - 1) return 0;
+    if (writes(op)) {
+        /* buffer s&1 held s-2: free once every member finished it */
+        if (s > 2 && ns->known_done < s - 2) {
+            uint64_t lo = UINT64_MAX;
+            for (int m = 0; m < ns->n; m++) {
+                uint64_t d = m == ns->me ? ns->local_done
+                                         : __atomic_load_n(done_of(ns->win[m]), __ATOMIC_ACQUIRE);
+                if (d < lo) lo = d;
+            }
+            if (lo > ns->known_done) ns->known_done = lo;
+            if (lo < s - 2) return 0;
+        }
+        unsigned char *w = ns->win[ns->me];
+        if (op->bytes) memcpy(data_of(ns, w, s, op->bytes), payload(op), op->bytes);
+        __atomic_store_n(&ctl_of(w, s)->seq, s, __ATOMIC_RELEASE);
+    }
+    op->phase = SLOTS_READ;
+    return 1;
+}
+
+/* Everything this rank needs has arrived: produce the result. */
+static void compute(slots_op_t *op)
+{
+    struct node_slots *ns = op->ns;
+    const coll_args_t *a = &op->a;
+    uint64_t s = op->seq;
+    switch (a->coll) {
+    case PLX_COLL_ALLREDUCE:
+    case PLX_COLL_REDUCE: {
+        if (a->coll == PLX_COLL_REDUCE && ns->me != a->root) break;
+        plx_op_t rop = coll_reduce_op(a->op);
+        const void *d0 = data_of(ns, ns->win[0], s, op->bytes);
+        const void *d1 = data_of(ns, ns->win[1], s, op->bytes);
+        plx_reduce_local3(a->rbuf, d0, d1, a->count, a->dt, rop);
+        for (int m = 2; m < ns->n; m++)
+            plx_reduce_local(a->rbuf, data_of(ns, ns->win[m], s, op->bytes), a->count, a->dt, rop);
+        if (a->op == PLX_AVG) plx_avg_finish(a->rbuf, a->count, a->dt, ns->n);
+        break;
+    }
+    case PLX_COLL_ALLGATHER:
+        for (int m = 0; m < ns->n; m++) {
+            void *dst = COLL_AT(a->rbuf, (size_t)m * a->count, plx_dtype_size(a->dt));
+            if (m == ns->me && coll_in_place(a->sbuf)) continue;
+            memcpy(dst, data_of(ns, ns->win[m], s, op->bytes), op->bytes);
+        }
+        break;
+    case PLX_COLL_BCAST:
+        if (ns->me != a->root && op->bytes)
+            memcpy(a->rbuf, data_of(ns, ns->win[a->root], s, op->bytes), op->bytes);
+        break;
+    default:   /* barrier: arriving was all */
+        break;
+    }
+}
+
+static int read_phase(slots_op_t *op)
+{
+    struct node_slots *ns = op->ns;
+    uint64_t s = op->seq;
+    if (ns->local_done != s - 1) return 0;   /* finish in order */
+    for (; op->next < ns->n; op->next++) {
+        int m = op->next;
+        if (!reads_from(op, m)) continue;
+        if (__atomic_load_n(&ctl_of(ns->win[m], s)->seq, __ATOMIC_ACQUIRE) != s) return 0;
+    }
+    compute(op);
+    __atomic_store_n(done_of(ns->win[ns->me]), s, __ATOMIC_RELEASE);
+    ns->local_done = s;
+    /* all wrote s, so all finished s-1 */
+    if (op->a.coll != PLX_COLL_BCAST && op->a.coll != PLX_COLL_REDUCE && s - 1 > ns->known_done)
+        ns->known_done = s - 1;
+    op->phase = SLOTS_DONE;
+    return 1;
+}
+
+int plx_slots_advance(slots_op_t *op)
+{
+    if (op->phase == SLOTS_DONE) return 1;
+    if (op->ns->broken) {
+        op->status = op->ns->broken_status;
+        op->phase = SLOTS_DONE;
+        return 1;
+    }
+    if (op->phase == SLOTS_WRITE && !write_phase(op)) return 0;
+    return read_phase(op);
+}
+
+int plx_slots_check(slots_op_t *op, double elapsed, double limit)
+{
+    if (op->phase == SLOTS_DONE) return 0;
+    struct node_slots *ns = op->ns;
+    plx_comm_t c = op->comm;
+    plx_context_t ctx = c->ctx;
+    uint64_t s = op->seq;
+    /* who are we waiting for? */
+    char list[256] = "";
+    size_t len = 0;
+    int nmissing = 0;
+    plx_status_t st = PLX_SUCCESS;
+    for (int m = 0; m < ns->n; m++) {
+        if (m == ns->me) continue;
+        int missing;
+        if (op->phase == SLOTS_WRITE)
+            missing = __atomic_load_n(done_of(ns->win[m]), __ATOMIC_ACQUIRE) + 2 < s;
+        else
+            missing = reads_from(op, m) && ns->local_done == s - 1 &&
+                      __atomic_load_n(&ctl_of(ns->win[m], s)->seq, __ATOMIC_ACQUIRE) != s;
+        if (!missing) continue;
+        int w = c->world_rank[m];
+        if (plx_peer_status(ctx, w) != PLX_SUCCESS) st = PLX_ERR_PEER_FAILED;
+        if (nmissing++ < 8 && len < sizeof list - 24)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%d (world %d)", len ? ", " : "",
+                                    m, w);
+    }
+    if (st == PLX_SUCCESS && elapsed < limit) return 0;
+    if (st == PLX_SUCCESS) st = PLX_ERR_TIMEOUT;
+    const char *name = plx_coll_name(op->a.coll);
+    if (st == PLX_ERR_PEER_FAILED)
+        plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu: peer failed among "
+                  "rank(s) %s", name, c->id, c->rank, c->size, (unsigned long long)s, list);
+    else
+        plx_error("plx_%s timed out after %g s on comm %u (rank %d of %d), node-local sequence %llu "
+                  "(shm_slots, %s): no %s from rank(s) %s", name, limit, c->id, c->rank, c->size,
+                  (unsigned long long)s, op->phase == SLOTS_WRITE ? "write permission" : "reading",
+                  op->phase == SLOTS_WRITE ? "release" : "contribution",
+                  nmissing ? list : "(an earlier collective of this communicator)");
+    /* the window protocol of this communicator is out of step from here on */
+    ns->broken = 1;
+    ns->broken_status = st;
+    op->status = st;
+    op->phase = SLOTS_DONE;
+    return 1;
+}

@@ -1,0 +1,47 @@
+/*
+ * lib/coll/node_slots.h — node-local collectives through shared slots
+ * ("shm_slots" in the selector): allreduce, reduce, bcast, allgather and
+ * barrier among ranks that all share one node's memory.
+ *
+ * Instead of point-to-point messages, every rank of the communicator owns
+ * a window in the shm transport's segment (transport op coll_window) and
+ * writes its contribution there with a sequence number on the same cache
+ * line; the others read it in place.  An 8-byte allreduce between two
+ * ranks is then one cache-line write and one cache-line read each way.
+ * See node_slots.c for the protocol.
+ */
+#ifndef PLX_NODE_SLOTS_H
+#define PLX_NODE_SLOTS_H
+
+#include "coll.h"
+
+struct node_slots;   /* per communicator, set up at first use */
+
+/* One node-local collective in flight (embedded in its request). */
+typedef struct slots_op {
+    plx_comm_t comm;
+    struct node_slots *ns;
+    coll_args_t a;
+    uint64_t seq;            /* node-local sequence number on comm, from 1 */
+    size_t bytes;            /* payload per rank */
+    int phase;               /* SLOTS_WRITE, SLOTS_READ, SLOTS_DONE */
+    int next;                /* read phase: members before this one have arrived */
+    plx_status_t status;
+} slots_op_t;
+
+/* Can comm run a node-local collective of `bytes` per rank?  Every member
+ * on this node, served by a transport with collective windows, a free
+ * channel (communicator id < 16) and bytes within the window. */
+int plx_slots_can_run(plx_comm_t comm, size_t bytes);
+
+/* Start op (after plx_slots_can_run said yes); never waits. */
+plx_status_t plx_slots_start(plx_comm_t comm, const coll_args_t *a, slots_op_t *op);
+/* Move it as far as possible; 1 when finished (op->status). */
+int plx_slots_advance(slots_op_t *op);
+/* Timeout / dead peer check for the progress engine: ends the op with a
+ * message naming the ranks that never arrived; 1 if it ended it. */
+int plx_slots_check(slots_op_t *op, double elapsed, double limit);
+/* Free comm's slot state (finalize). */
+void plx_slots_release(plx_comm_t comm);
+
+#endif /* PLX_NODE_SLOTS_H */
