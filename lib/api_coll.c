@@ -105,13 +105,82 @@ plx_status_t plx_coll_allgather_bytes(plx_comm_t comm, const void *mine, void *a
     return plx_wait(&req);
 }
 
+/* ---- the arguments of every collective, checked in one place --------------- */
+plx_status_t plx_coll_check_args(const char *fn, plx_comm_t comm, const coll_args_t *a)
+{
+    PLX_CHECK(check_comm(fn, comm));
+    if (a->coll == PLX_COLL_BARRIER) return PLX_SUCCESS;
+    PLX_CHECK(check_dtype(fn, a->dt));
+    size_t n = a->count;
+    int is_root = 0;
+    switch (a->coll) {
+    case PLX_COLL_BCAST:
+        PLX_CHECK(check_root(fn, comm, a->root));
+        PLX_CHECK(check_buf(fn, "buf", a->rbuf, n, 0));
+        return check_extent(fn, n, a->dt, 1);
+    case PLX_COLL_REDUCE:
+        PLX_CHECK(check_op(fn, a->dt, a->op));
+        PLX_CHECK(check_root(fn, comm, a->root));
+        is_root = comm->rank == a->root;
+        PLX_CHECK(check_buf(fn, "sendbuf", a->sbuf, n, is_root));
+        if (is_root) PLX_CHECK(check_buf(fn, "recvbuf", a->rbuf, n, 0));
+        return check_extent(fn, n, a->dt, 1);
+    case PLX_COLL_ALLREDUCE:
+    case PLX_COLL_REDUCE_SCATTER:
+        PLX_CHECK(check_op(fn, a->dt, a->op));
+        PLX_CHECK(check_buf(fn, "sendbuf", a->sbuf, n, 1));
+        PLX_CHECK(check_buf(fn, "recvbuf", a->rbuf, n, 0));
+        return check_extent(fn, n, a->dt, a->coll == PLX_COLL_ALLREDUCE ? 1 : comm->size);
+    case PLX_COLL_ALLGATHER:
+    case PLX_COLL_ALLTOALL:
+        PLX_CHECK(check_buf(fn, "sendbuf", a->sbuf, n, 1));
+        PLX_CHECK(check_buf(fn, "recvbuf", a->rbuf, n, 0));
+        return check_extent(fn, n, a->dt, comm->size);
+    case PLX_COLL_GATHER:
+        PLX_CHECK(check_root(fn, comm, a->root));
+        is_root = comm->rank == a->root;
+        PLX_CHECK(check_buf(fn, "sendbuf", a->sbuf, n, is_root));
+        if (is_root) PLX_CHECK(check_buf(fn, "recvbuf", a->rbuf, n, 0));
+        return check_extent(fn, n, a->dt, comm->size);
+    case PLX_COLL_SCATTER:
+        PLX_CHECK(check_root(fn, comm, a->root));
+        is_root = comm->rank == a->root;
+        if (is_root) PLX_CHECK(check_buf(fn, "sendbuf", a->sbuf, n, 0));
+        PLX_CHECK(check_buf(fn, "recvbuf", a->rbuf, n, is_root));
+        return check_extent(fn, n, a->dt, comm->size);
+    default:
+        return plx_bad_arg(fn, "unknown collective %d", (int)a->coll);
+    }
+}
+
+plx_status_t plx_coll_start_locked(plx_comm_t comm, const coll_args_t *a, plx_request_t *req)
+{
+    if (a->coll != PLX_COLL_BARRIER && a->count == 0) {
+        struct plx_request *r = plx_req_alloc(comm->ctx);
+        if (!r) return PLX_ERR_NO_MEMORY;
+        r->kind = REQ_DONE;
+        r->done = 1;
+        *req = r;
+        return PLX_SUCCESS;
+    }
+    return start_coll_locked(comm, a, req);
+}
+
+/* Every plx_i<collective>: check, then start (count 0: a finished request). */
+static plx_status_t icoll(const char *fn, plx_comm_t comm, const coll_args_t *a, plx_request_t *req)
+{
+    if (!req) return plx_bad_arg(fn, "req is NULL");
+    PLX_CHECK(plx_coll_check_args(fn, comm, a));
+    if (a->coll != PLX_COLL_BARRIER && a->count == 0)
+        return plx_req_completed(comm->ctx, PLX_SUCCESS, req);
+    return start_coll(comm, a, req);
+}
+
 /* ---- the public calls ---------------------------------------------------------- */
 plx_status_t plx_ibarrier(plx_comm_t comm, plx_request_t *req)
 {
-    if (!req) return plx_bad_arg("plx_ibarrier", "req is NULL");
-    PLX_CHECK(check_comm("plx_ibarrier", comm));
     coll_args_t a = { .coll = PLX_COLL_BARRIER, .dt = PLX_UINT8 };
-    return start_coll(comm, &a, req);
+    return icoll("plx_ibarrier", comm, &a, req);
 }
 
 plx_status_t plx_barrier(plx_comm_t comm)
@@ -123,17 +192,9 @@ plx_status_t plx_barrier(plx_comm_t comm)
 
 plx_status_t plx_ibcast(void *buf, size_t count, plx_dtype_t dt, int root, plx_comm_t comm, plx_request_t *req)
 {
-    if (!req) return plx_bad_arg("plx_ibcast", "req is NULL");
-    const char *fn = "plx_ibcast";
-    PLX_CHECK(check_comm(fn, comm));
-    PLX_CHECK(check_dtype(fn, dt));
-    PLX_CHECK(check_root(fn, comm, root));
-    PLX_CHECK(check_buf(fn, "buf", buf, count, 0));
-    PLX_CHECK(check_extent(fn, count, dt, 1));
-    if (count == 0) return plx_req_completed(comm->ctx, PLX_SUCCESS, req);
     coll_args_t a = { .coll = PLX_COLL_BCAST, .sbuf = buf, .rbuf = buf, .count = count, .dt = dt,
                       .root = root };
-    return start_coll(comm, &a, req);
+    return icoll("plx_ibcast", comm, &a, req);
 }
 
 plx_status_t plx_bcast(void *buf, size_t count, plx_dtype_t dt, int root, plx_comm_t comm)
@@ -146,20 +207,9 @@ plx_status_t plx_bcast(void *buf, size_t count, plx_dtype_t dt, int root, plx_co
 plx_status_t plx_ireduce(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
                         plx_op_t op, int root, plx_comm_t comm, plx_request_t *req)
 {
-    if (!req) return plx_bad_arg("plx_ireduce", "req is NULL");
-    const char *fn = "plx_ireduce";
-    PLX_CHECK(check_comm(fn, comm));
-    PLX_CHECK(check_dtype(fn, dt));
-    PLX_CHECK(check_op(fn, dt, op));
-    PLX_CHECK(check_root(fn, comm, root));
-    int is_root = comm->rank == root;
-    PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, count, is_root));
-    if (is_root) PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, count, 0));
-    PLX_CHECK(check_extent(fn, count, dt, 1));
-    if (count == 0) return plx_req_completed(comm->ctx, PLX_SUCCESS, req);
     coll_args_t a = { .coll = PLX_COLL_REDUCE, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
                       .dt = dt, .op = op, .root = root };
-    return start_coll(comm, &a, req);
+    return icoll("plx_ireduce", comm, &a, req);
 }
 
 plx_status_t plx_reduce(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
@@ -173,18 +223,9 @@ plx_status_t plx_reduce(const void *sendbuf, void *recvbuf, size_t count, plx_dt
 plx_status_t plx_iallreduce(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
                            plx_op_t op, plx_comm_t comm, plx_request_t *req)
 {
-    if (!req) return plx_bad_arg("plx_iallreduce", "req is NULL");
-    const char *fn = "plx_iallreduce";
-    PLX_CHECK(check_comm(fn, comm));
-    PLX_CHECK(check_dtype(fn, dt));
-    PLX_CHECK(check_op(fn, dt, op));
-    PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, count, 1));
-    PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, count, 0));
-    PLX_CHECK(check_extent(fn, count, dt, 1));
-    if (count == 0) return plx_req_completed(comm->ctx, PLX_SUCCESS, req);
     coll_args_t a = { .coll = PLX_COLL_ALLREDUCE, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
                       .dt = dt, .op = op };
-    return start_coll(comm, &a, req);
+    return icoll("plx_iallreduce", comm, &a, req);
 }
 
 plx_status_t plx_allreduce(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
@@ -198,17 +239,9 @@ plx_status_t plx_allreduce(const void *sendbuf, void *recvbuf, size_t count, plx
 plx_status_t plx_iallgather(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
                            plx_comm_t comm, plx_request_t *req)
 {
-    if (!req) return plx_bad_arg("plx_iallgather", "req is NULL");
-    const char *fn = "plx_iallgather";
-    PLX_CHECK(check_comm(fn, comm));
-    PLX_CHECK(check_dtype(fn, dt));
-    PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, count, 1));
-    PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, count, 0));
-    PLX_CHECK(check_extent(fn, count, dt, comm->size));
-    if (count == 0) return plx_req_completed(comm->ctx, PLX_SUCCESS, req);
     coll_args_t a = { .coll = PLX_COLL_ALLGATHER, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
                       .dt = dt };
-    return start_coll(comm, &a, req);
+    return icoll("plx_iallgather", comm, &a, req);
 }
 
 plx_status_t plx_allgather(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
@@ -222,18 +255,9 @@ plx_status_t plx_allgather(const void *sendbuf, void *recvbuf, size_t count, plx
 plx_status_t plx_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount,
                                 plx_dtype_t dt, plx_op_t op, plx_comm_t comm, plx_request_t *req)
 {
-    if (!req) return plx_bad_arg("plx_ireduce_scatter", "req is NULL");
-    const char *fn = "plx_ireduce_scatter";
-    PLX_CHECK(check_comm(fn, comm));
-    PLX_CHECK(check_dtype(fn, dt));
-    PLX_CHECK(check_op(fn, dt, op));
-    PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, recvcount, 1));
-    PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, recvcount, 0));
-    PLX_CHECK(check_extent(fn, recvcount, dt, comm->size));
-    if (recvcount == 0) return plx_req_completed(comm->ctx, PLX_SUCCESS, req);
     coll_args_t a = { .coll = PLX_COLL_REDUCE_SCATTER, .sbuf = sendbuf, .rbuf = recvbuf,
                       .count = recvcount, .dt = dt, .op = op };
-    return start_coll(comm, &a, req);
+    return icoll("plx_ireduce_scatter", comm, &a, req);
 }
 
 plx_status_t plx_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount,
@@ -247,17 +271,9 @@ plx_status_t plx_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recvc
 plx_status_t plx_ialltoall(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
                           plx_comm_t comm, plx_request_t *req)
 {
-    if (!req) return plx_bad_arg("plx_ialltoall", "req is NULL");
-    const char *fn = "plx_ialltoall";
-    PLX_CHECK(check_comm(fn, comm));
-    PLX_CHECK(check_dtype(fn, dt));
-    PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, count, 1));
-    PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, count, 0));
-    PLX_CHECK(check_extent(fn, count, dt, comm->size));
-    if (count == 0) return plx_req_completed(comm->ctx, PLX_SUCCESS, req);
     coll_args_t a = { .coll = PLX_COLL_ALLTOALL, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
                       .dt = dt };
-    return start_coll(comm, &a, req);
+    return icoll("plx_ialltoall", comm, &a, req);
 }
 
 plx_status_t plx_alltoall(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
@@ -271,19 +287,9 @@ plx_status_t plx_alltoall(const void *sendbuf, void *recvbuf, size_t count, plx_
 plx_status_t plx_igather(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
                         int root, plx_comm_t comm, plx_request_t *req)
 {
-    if (!req) return plx_bad_arg("plx_igather", "req is NULL");
-    const char *fn = "plx_igather";
-    PLX_CHECK(check_comm(fn, comm));
-    PLX_CHECK(check_dtype(fn, dt));
-    PLX_CHECK(check_root(fn, comm, root));
-    int is_root = comm->rank == root;
-    PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, count, is_root));
-    if (is_root) PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, count, 0));
-    PLX_CHECK(check_extent(fn, count, dt, comm->size));
-    if (count == 0) return plx_req_completed(comm->ctx, PLX_SUCCESS, req);
     coll_args_t a = { .coll = PLX_COLL_GATHER, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
                       .dt = dt, .root = root };
-    return start_coll(comm, &a, req);
+    return icoll("plx_igather", comm, &a, req);
 }
 
 plx_status_t plx_gather(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
@@ -297,19 +303,9 @@ plx_status_t plx_gather(const void *sendbuf, void *recvbuf, size_t count, plx_dt
 plx_status_t plx_iscatter(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
                          int root, plx_comm_t comm, plx_request_t *req)
 {
-    if (!req) return plx_bad_arg("plx_iscatter", "req is NULL");
-    const char *fn = "plx_iscatter";
-    PLX_CHECK(check_comm(fn, comm));
-    PLX_CHECK(check_dtype(fn, dt));
-    PLX_CHECK(check_root(fn, comm, root));
-    int is_root = comm->rank == root;
-    if (is_root) PLX_CHECK(check_buf(fn, "sendbuf", sendbuf, count, 0));
-    PLX_CHECK(check_buf(fn, "recvbuf", recvbuf, count, is_root));
-    PLX_CHECK(check_extent(fn, count, dt, comm->size));
-    if (count == 0) return plx_req_completed(comm->ctx, PLX_SUCCESS, req);
     coll_args_t a = { .coll = PLX_COLL_SCATTER, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
                       .dt = dt, .root = root };
-    return start_coll(comm, &a, req);
+    return icoll("plx_iscatter", comm, &a, req);
 }
 
 plx_status_t plx_scatter(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,

@@ -8,8 +8,8 @@
 
 #include <string.h>
 
-static plx_status_t check_p2p(const char *fn, const void *buf, size_t count, plx_dtype_t dt,
-                              int peer, int tag, plx_comm_t comm)
+plx_status_t plx_p2p_check_args(const char *fn, const void *buf, size_t count, plx_dtype_t dt,
+                                int peer, int tag, plx_comm_t comm)
 {
     if (!plx_comm_ok(comm)) return plx_bad_arg(fn, "invalid or freed communicator");
     if ((int)dt < 0 || dt >= PLX_DTYPE_COUNT) return plx_bad_arg(fn, "unknown datatype %d", (int)dt);
@@ -22,21 +22,11 @@ static plx_status_t check_p2p(const char *fn, const void *buf, size_t count, plx
     return PLX_SUCCESS;
 }
 
-/* Start one transfer as a request (kind REQ_SEND or REQ_RECV) after the
- * argument checks; nothing is started when they fail. */
-static plx_status_t start_p2p(const char *fn, int kind, void *buf, size_t count, plx_dtype_t dt,
-                              int peer, int tag, plx_comm_t comm, size_t *received,
-                              plx_request_t *req)
+plx_status_t plx_p2p_start_locked(int kind, void *buf, size_t count, plx_dtype_t dt, int peer,
+                                  int tag, plx_comm_t comm, size_t *received, plx_request_t *req)
 {
-    if (!req) return plx_bad_arg(fn, "req is NULL");
-    PLX_CHECK(check_p2p(fn, buf, count, dt, peer, tag, comm));
-    plx_context_t ctx = comm->ctx;
-    plx_ctx_lock(ctx);
-    struct plx_request *r = plx_req_alloc(ctx);
-    if (!r) {
-        plx_ctx_unlock(ctx);
-        return PLX_ERR_NO_MEMORY;
-    }
+    struct plx_request *r = plx_req_alloc(comm->ctx);
+    if (!r) return PLX_ERR_NO_MEMORY;
     r->kind = kind;
     r->comm = comm;
     r->peer = peer;
@@ -54,7 +44,20 @@ static plx_status_t start_p2p(const char *fn, int kind, void *buf, size_t count,
     } else {
         plx_req_release(r);   /* the transport refused it: hand the object straight back */
     }
-    plx_ctx_unlock(ctx);
+    return st;
+}
+
+/* Start one transfer as a request (kind REQ_SEND or REQ_RECV) after the
+ * argument checks; nothing is started when they fail. */
+static plx_status_t start_p2p(const char *fn, int kind, void *buf, size_t count, plx_dtype_t dt,
+                              int peer, int tag, plx_comm_t comm, size_t *received,
+                              plx_request_t *req)
+{
+    if (!req) return plx_bad_arg(fn, "req is NULL");
+    PLX_CHECK(plx_p2p_check_args(fn, buf, count, dt, peer, tag, comm));
+    plx_ctx_lock(comm->ctx);
+    plx_status_t st = plx_p2p_start_locked(kind, buf, count, dt, peer, tag, comm, received, req);
+    plx_ctx_unlock(comm->ctx);
     return st;
 }
 

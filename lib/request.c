@@ -141,6 +141,19 @@ plx_status_t plx_req_start_slots(plx_comm_t comm, const coll_args_t *a, plx_requ
     return PLX_SUCCESS;
 }
 
+plx_status_t plx_req_start_hook(plx_context_t ctx, const plx_req_hook_t *h, plx_request_t *out)
+{
+    struct plx_request *r = plx_req_alloc(ctx);
+    if (!r) return PLX_ERR_NO_MEMORY;
+    r->kind = REQ_HOOK;
+    r->hook = *h;
+    plx_req_activate(r);
+    *out = r;
+    plx_status_t st = PLX_SUCCESS;
+    if (r->hook.advance(r->hook.arg, &st)) finish(r, st);
+    return PLX_SUCCESS;
+}
+
 plx_status_t plx_req_completed(plx_context_t ctx, plx_status_t st, plx_request_t *out)
 {
     plx_ctx_lock(ctx);   /* called from the API, unlocked: the free list is shared */
@@ -164,6 +177,14 @@ static int advance_one(struct plx_request *r)
             return 1;
         }
         return 0;
+    case REQ_HOOK: {
+        plx_status_t st = PLX_SUCCESS;
+        if (r->hook.advance(r->hook.arg, &st)) {
+            finish(r, st);
+            return 1;
+        }
+        return 0;
+    }
     case REQ_SLOTS:
         if (plx_slots_advance(&r->slots)) {
             finish(r, r->slots.status);
@@ -205,6 +226,9 @@ static void check_deadlines(plx_context_t ctx, double now)
         double elapsed = now - r->started;
         if (r->kind == REQ_SCHED) {
             if (sched_check(r->sched, elapsed, limit)) finish(r, sched_status(r->sched));
+        } else if (r->kind == REQ_HOOK) {
+            plx_status_t st = PLX_SUCCESS;
+            if (r->hook.check && r->hook.check(r->hook.arg, elapsed, limit, &st)) finish(r, st);
         } else if (r->kind == REQ_SLOTS) {
             if (plx_slots_check(&r->slots, elapsed, limit)) finish(r, r->slots.status);
         } else if (r->kind == REQ_SEND || r->kind == REQ_RECV) {
@@ -256,6 +280,9 @@ static plx_status_t collect(plx_request_t *req)
     *req = NULL;
     return st;
 }
+
+int plx_req_is_done(plx_request_t r) { return req_done(r); }
+plx_status_t plx_req_collect_locked(plx_request_t *req) { return collect(req); }
 
 /* The one wait loop: until pred(arg) holds, driving everything.  Called
  * and returns with ctx->lock held; the lock is let go while backing off so
@@ -439,6 +466,7 @@ void plx_requests_release(plx_context_t ctx)
     while (r) {
         struct plx_request *next = r->next;
         if (r->kind == REQ_SCHED && r->sched) sched_free(r->sched);   /* cancels its transfers */
+        else if (r->kind == REQ_HOOK && r->hook.cancel) r->hook.cancel(r->hook.arg);
         else if ((r->kind == REQ_SEND || r->kind == REQ_RECV) && !r->treq.done)
             plx_p2p_cancel(r->comm, r->peer, &r->treq);
         r->magic = PLX_DEAD_MAGIC;

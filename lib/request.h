@@ -18,7 +18,18 @@
 
 #define PLX_REQ_MAGIC 0x504c5852u   /* "PLXR" */
 
-enum { REQ_SCHED = 1, REQ_SEND, REQ_RECV, REQ_SLOTS, REQ_DONE };
+enum { REQ_SCHED = 1, REQ_SEND, REQ_RECV, REQ_SLOTS, REQ_HOOK, REQ_DONE };
+
+/* A request driven by code outside the engine (the task-graph executor):
+ * the engine calls advance under ctx->lock on every progress pass and
+ * check every ~100 ms; each returns 1 when the work ended, with *st set.
+ * cancel is called instead if the context is finalized while in flight. */
+typedef struct plx_req_hook {
+    int (*advance)(void *arg, plx_status_t *st);
+    int (*check)(void *arg, double elapsed, double limit, plx_status_t *st);
+    void (*cancel)(void *arg);
+    void *arg;
+} plx_req_hook_t;
 
 struct plx_request {
     uint32_t magic;
@@ -33,6 +44,8 @@ struct plx_request {
     plx_sched_t *sched;
     /* REQ_SLOTS */
     slots_op_t slots;
+    /* REQ_HOOK */
+    plx_req_hook_t hook;
     /* REQ_SEND / REQ_RECV */
     plx_comm_t comm;
     int peer, tag;
@@ -43,6 +56,16 @@ struct plx_request {
 
 /* A fresh request (from the free list when possible); NULL if out of memory. */
 struct plx_request *plx_req_alloc(plx_context_t ctx);
+/* For engine-internal users (the graph executor): the argument checks of
+ * the public calls (lib/api_coll.c, lib/api_p2p.c) and starting with the
+ * context lock already held.  kind: REQ_SEND or REQ_RECV. */
+plx_status_t plx_coll_check_args(const char *fn, plx_comm_t comm, const coll_args_t *a);
+plx_status_t plx_coll_start_locked(plx_comm_t comm, const coll_args_t *a, plx_request_t *req);
+plx_status_t plx_p2p_check_args(const char *fn, const void *buf, size_t count, plx_dtype_t dt,
+                                int peer, int tag, plx_comm_t comm);
+plx_status_t plx_p2p_start_locked(int kind, void *buf, size_t count, plx_dtype_t dt, int peer,
+                                  int tag, plx_comm_t comm, size_t *received, plx_request_t *req);
+
 /* Give back a request that was never started. */
 void plx_req_release(struct plx_request *r);
 /* Start schedule s and hand back its request (s belongs to the request
@@ -50,6 +73,12 @@ void plx_req_release(struct plx_request *r);
 plx_status_t plx_req_start_sched(plx_sched_t *s, plx_request_t *out);
 /* Start a node-local collective (lib/coll/node_slots.c) as a request. */
 plx_status_t plx_req_start_slots(plx_comm_t comm, const coll_args_t *a, plx_request_t *out);
+/* Start a hook request (lock held); its advance runs once at once. */
+plx_status_t plx_req_start_hook(plx_context_t ctx, const plx_req_hook_t *h, plx_request_t *out);
+/* For engine-internal users holding the lock: is it finished, and hand
+ * back its status freeing it (only once finished). */
+int plx_req_is_done(plx_request_t r);
+plx_status_t plx_req_collect_locked(plx_request_t *req);
 /* A request that is already complete with status st (count-0 calls);
  * takes the lock itself. */
 plx_status_t plx_req_completed(plx_context_t ctx, plx_status_t st, plx_request_t *out);
