@@ -112,14 +112,34 @@ typedef struct plx_comm    *plx_comm_t;
 #define PLX_UNDEFINED (-32766)
 
 /*
- * Start Plexus in this process: find the other ranks through the bootstrap
- * (plexusrun, or the env interface PLX_RANK / PLX_SIZE / PLX_BOOTSTRAP /
- * PLX_JOB_KEY), bring up the transports.  Collective over all ranks.
- * Errors: PLX_ERR_BOOTSTRAP (no or bad env, wrong key, rendezvous down),
+ * Start Plexus in this process: find the other ranks, bring up the
+ * transports.  Collective over all ranks.  The ranks are found through, in
+ * this order: the env interface PLX_RANK / PLX_SIZE / PLX_BOOTSTRAP /
+ * PLX_JOB_KEY (set by plexusrun, or by hand); the launcher's PMIx server
+ * (mpirun of Open MPI, srun --mpi=pmix) when built with PMIx; otherwise the
+ * process runs alone as a 1-rank job.
+ * Errors: PLX_ERR_BOOTSTRAP (bad env, wrong key, rendezvous down),
  * PLX_ERR_TRANSPORT, PLX_ERR_NO_MEMORY, PLX_ERR_INVALID_ARG (ctx NULL or a
  * bad PLX_* environment value).
  */
 plx_status_t plx_init(plx_context_t *ctx);
+
+/*
+ * Start Plexus over the application's own out-of-band channel, e.g. an MPI
+ * communicator: allgather(sendbuf, recvbuf, bytes, user) must gather
+ * `bytes` from every rank into recvbuf in rank order on every rank (with
+ * MPI: MPI_Allgather(sendbuf, bytes, MPI_BYTE, recvbuf, bytes, MPI_BYTE,
+ * comm)) and return 0 on success.  It is called only inside plx_init_oob
+ * and plx_finalize, from the calling thread, collectively.  rank/size give
+ * this process's place.  Otherwise like plx_init.
+ */
+typedef int (*plx_oob_allgather_fn)(const void *sendbuf, void *recvbuf, size_t bytes, void *user);
+typedef struct plx_oob {
+    int rank, size;
+    plx_oob_allgather_fn allgather;
+    void *user;
+} plx_oob_t;
+plx_status_t plx_init_oob(const plx_oob_t *oob, plx_context_t *ctx);
 
 /* Tear down; collective over all ranks.  Frees every communicator.  *ctx
  * becomes NULL.  PLX_ERR_INVALID_ARG for a NULL or finalized context (a

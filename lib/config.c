@@ -26,6 +26,7 @@ const plx_env_var_t plx_env_vars[] = {
     { "PLX_LOG", "warn", "none|error|warn|info|debug|trace: what Plexus prints on stderr (info: each first use of an algorithm)" },
     { "PLX_TUNE", "", "selector overrides, e.g. 'allreduce:0-8K@recursive_doubling,8K-inf@ring;bcast:0-inf@binomial' (see plexus_info --tune)" },
     { "PLX_PROGRESS", "caller", "caller|thread - who drives communication: the calls of the application (test/wait), or also a background progress thread that moves collectives while the application computes" },
+    { "PLX_TRANSPORTS", "shm,ucx (those built)", "comma list of transports allowed: same-node peers use shm, others ucx; 'ucx' alone forces UCX even on one node (for comparison)" },
     { "PLX_NODE_ID", "hostname+boot id", "name of this rank's node; ranks with equal ids share memory" },
     { "PLX_SHM_EAGER_MAX", "32K (<=8 local ranks; 16K <=32, 8K <=128, else 4K)", "shm: largest message sent through the per-pair ring; larger ones go single-copy (CMA) or staged" },
     { "PLX_SHM_CMA", "auto", "shm: auto|0|1 - process_vm_readv single copy for large messages (auto probes and falls back to staging; 0 always stages; 1 fails init if refused)" },
@@ -91,6 +92,17 @@ plx_status_t plx_config_load(plx_config_t *cfg, char *err, size_t errlen)
             return PLX_ERR_INVALID_ARG;
         }
         cfg->log_level = lv;
+    }
+    s = getenv("PLX_TRANSPORTS");
+    if (s) {
+        size_t j = 0;
+        for (const char *c = s; *c; c++)
+            if (*c != ' ' && j < sizeof cfg->transports - 1) cfg->transports[j++] = *c;
+        cfg->transports[j] = '\0';
+        if (strlen(s) >= sizeof cfg->transports) {
+            snprintf(err, errlen, "PLX_TRANSPORTS='%s' is too long", s);
+            return PLX_ERR_INVALID_ARG;
+        }
     }
     s = getenv("PLX_PROGRESS");
     if (s) {

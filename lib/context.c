@@ -12,7 +12,7 @@
 #include "request.h"
 #include "config.h"
 #include "select.h"
-#include "bootstrap/bootstrap.h"
+#include "oob.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -21,26 +21,34 @@
 #include <unistd.h>
 
 /* Transports in order of preference: the first one that reaches a peer
- * serves it. */
+ * serves it (shm reaches exactly the ranks of this node, UCX everyone). */
+#if PLX_HAVE_UCX
+#define BUILT_UCX 1
+#else
+#define BUILT_UCX 0
+#endif
 static const plx_tl_ops_t *const builtin_transports[] = {
     &plx_tl_shm_ops,
+#if PLX_HAVE_UCX
+    &plx_tl_ucx_ops,
+#endif
 };
 
-/* ---- bootstrap adapters for transports (a 1-rank job has no server) ---- */
+/* ---- out-of-band adapters for transports (a 1-rank job has none) ---- */
 static plx_status_t ctx_allgather(void *arg, const void *mine, void *all, size_t len)
 {
     plx_context_t ctx = arg;
-    if (!ctx->boot) {
+    if (!ctx->oob) {
         memmove(all, mine, len);
         return PLX_SUCCESS;
     }
-    return plx_boot_allgather(ctx->boot, mine, all, len);
+    return ctx->oob->allgather(ctx->oob_state, mine, all, len);
 }
 
 static plx_status_t ctx_barrier(void *arg)
 {
     plx_context_t ctx = arg;
-    return ctx->boot ? plx_boot_barrier(ctx->boot) : PLX_SUCCESS;
+    return ctx->oob ? ctx->oob->barrier(ctx->oob_state) : PLX_SUCCESS;
 }
 
 /* ---- node identity ------------------------------------------------------ */
@@ -97,6 +105,41 @@ static plx_status_t discover_nodes(plx_context_t ctx)
 }
 
 /* ---- transports ----------------------------------------------------------- */
+/* Is transport `name` allowed by PLX_TRANSPORTS (a comma list; empty: all)? */
+static int transport_wanted(const char *list, const char *name)
+{
+    if (!list[0]) return 1;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncmp(p, name, n) == 0) return 1;
+        p += len;
+        if (*p == ',') p++;
+    }
+    return 0;
+}
+
+/* Every name in PLX_TRANSPORTS must be a transport of this build. */
+static plx_status_t check_transport_list(const char *list)
+{
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        int known = 0;
+        for (size_t i = 0; i < sizeof builtin_transports / sizeof builtin_transports[0]; i++)
+            if (strlen(builtin_transports[i]->name) == len &&
+                strncmp(p, builtin_transports[i]->name, len) == 0)
+                known = 1;
+        if (!known) {
+            plx_error("plx_init: PLX_TRANSPORTS names '%.*s', which this build does not have "
+                      "(built: shm%s)", (int)len, p, BUILT_UCX ? ", ucx" : "; ucx needs --with-ucx");
+            return PLX_ERR_INVALID_ARG;
+        }
+        p += len;
+        if (*p == ',') p++;
+    }
+    return PLX_SUCCESS;
+}
+
 static plx_status_t start_transports(plx_context_t ctx)
 {
     plx_tl_env_t env = {
@@ -106,15 +149,23 @@ static plx_status_t start_transports(plx_context_t ctx)
         .log_level = ctx->cfg.log_level,
         .boot = ctx, .allgather = ctx_allgather, .barrier = ctx_barrier,
     };
+    const char *list = ctx->cfg.transports;
+    PLX_CHECK(check_transport_list(list));
+    int shm_on = transport_wanted(list, "shm");
     size_t n = sizeof builtin_transports / sizeof builtin_transports[0];
     for (size_t i = 0; i < n && ctx->ntl < PLX_MAX_TRANSPORTS; i++) {
+        const plx_tl_ops_t *ops = builtin_transports[i];
+        if (!transport_wanted(list, ops->name)) continue;
+        /* all ranks on one node with shm: the network transport would serve
+         * nobody (every rank sees the same nnodes, so all skip it alike) */
+        if (ops != &plx_tl_shm_ops && shm_on && ctx->nnodes == 1) continue;
         void *state = NULL;
-        plx_status_t st = builtin_transports[i]->init(&env, &state);
+        plx_status_t st = ops->init(&env, &state);
         if (st != PLX_SUCCESS) {
-            plx_error("transport %s failed to start: %s", builtin_transports[i]->name, plx_strerror(st));
+            plx_error("transport %s failed to start: %s", ops->name, plx_strerror(st));
             return st;
         }
-        ctx->tl[ctx->ntl].ops = builtin_transports[i];
+        ctx->tl[ctx->ntl].ops = ops;
         ctx->tl[ctx->ntl].state = state;
         ctx->ntl++;
     }
@@ -124,8 +175,9 @@ static plx_status_t start_transports(plx_context_t ctx)
         int t = 0;
         while (t < ctx->ntl && !ctx->tl[t].ops->reachable(ctx->tl[t].state, p)) t++;
         if (t == ctx->ntl) {
-            plx_error("no transport reaches rank %d (node %d); this build has only shared memory "
-                      "(rebuild with --with-ucx for several nodes)", p, ctx->node_of[p]);
+            plx_error("no transport reaches rank %d (node %d)%s", p, ctx->node_of[p],
+                      BUILT_UCX ? "; PLX_TRANSPORTS excludes ucx?"
+                                   : "; this build has only shared memory (rebuild with --with-ucx for several nodes)");
             return PLX_ERR_NOT_SUPPORTED;
         }
         ctx->peer_tl[p] = (uint8_t)t;
@@ -163,7 +215,7 @@ static void context_destroy(plx_context_t ctx, int keep_handle)
 {
     plx_requests_release(ctx);   /* before the transports: it cancels their requests */
     for (int t = ctx->ntl - 1; t >= 0; t--) ctx->tl[t].ops->finalize(ctx->tl[t].state);
-    if (ctx->boot) plx_boot_close(ctx->boot);
+    if (ctx->oob) ctx->oob->close(ctx->oob_state);
     plx_comm_t c = ctx->comms;
     while (c) {
         plx_comm_t next = c->next;
@@ -188,7 +240,8 @@ static void context_destroy(plx_context_t ctx, int keep_handle)
     ctx->node_of = NULL;
     ctx->comms = NULL;
     ctx->world = NULL;
-    ctx->boot = NULL;
+    ctx->oob = NULL;
+    ctx->oob_state = NULL;
     ctx->ntl = 0;
     pthread_mutex_destroy(&ctx->lock);
     /* volatile: the store must happen even though nothing reads it here */
@@ -196,9 +249,9 @@ static void context_destroy(plx_context_t ctx, int keep_handle)
     if (!keep_handle) free(ctx);
 }
 
-plx_status_t plx_init(plx_context_t *out)
+/* Everything of init after the ranks have found each other. */
+static plx_status_t init_common(plx_context_t *out, const plx_oob_t *user)
 {
-    if (!out) return plx_bad_arg("plx_init", "ctx is NULL");
     *out = NULL;
     plx_log_init(-1);
 
@@ -209,48 +262,41 @@ plx_status_t plx_init(plx_context_t *out)
 
     char err[512] = "";
     plx_status_t st = plx_config_load(&ctx->cfg, err, sizeof err);
-    if (st != PLX_SUCCESS) {
-        plx_error("plx_init: %s", err);
-        pthread_mutex_destroy(&ctx->lock);
-        free(ctx);
-        return st;
+    if (st == PLX_SUCCESS) {
+        plx_log_level = ctx->cfg.log_level;
+        st = plx_select_create(ctx->cfg.tune, &ctx->select, err, sizeof err);
     }
-    plx_log_level = ctx->cfg.log_level;
-
-    st = plx_select_create(ctx->cfg.tune, &ctx->select, err, sizeof err);
-    if (st != PLX_SUCCESS) {
-        plx_error("plx_init: %s", err);
-        pthread_mutex_destroy(&ctx->lock);
-        free(ctx);
-        return st;
-    }
-
-    /* Bootstrap: the env interface, or alone when none of it is set (the
-     * bootstrap says which: bp.singleton). */
-    plx_boot_params_t bp;
-    st = plx_boot_params_from_env(&bp, err, sizeof err);
     if (st != PLX_SUCCESS) {
         plx_error("plx_init: %s", err);
         context_destroy(ctx, 0);
         return st;
     }
-    bp.timeout_s = ctx->cfg.timeout_s;
-    ctx->rank = bp.rank;
-    ctx->size = bp.size;
-    if (bp.singleton) {
-        snprintf(ctx->job_id, sizeof ctx->job_id, "s%ld", (long)getpid());
+
+    /* Find the other ranks: the application's channel, else the env
+     * interface, else PMIx, else alone. */
+    plx_oob_info_t info = { 0, 1, "" };
+    if (user) {
+        st = plx_oob_user_open(user, &info, &ctx->oob, &ctx->oob_state);
     } else {
-        snprintf(ctx->job_id, sizeof ctx->job_id, "%s", bp.job_id);
-        plx_log_set_rank(ctx->rank);
-        st = plx_boot_connect(&bp, &ctx->boot);
-        if (st != PLX_SUCCESS) {
-            plx_error("plx_init: rank %d could not join the job through %s:%d: %s", bp.rank,
-                      bp.host, bp.port, plx_strerror(st));
-            ctx->boot = NULL;
-            context_destroy(ctx, 0);
-            return st;
+        st = plx_oob_tcp_open(ctx->cfg.timeout_s, &info, &ctx->oob, &ctx->oob_state);
+        if (st == PLX_ERR_NOT_SUPPORTED)
+            st = plx_oob_pmix_open(ctx->cfg.timeout_s, &info, &ctx->oob, &ctx->oob_state);
+        if (st == PLX_ERR_NOT_SUPPORTED) {
+            ctx->oob = NULL;   /* a 1-rank job, like an MPI program run without mpirun */
+            info.rank = 0;
+            info.size = 1;
+            snprintf(info.job_id, sizeof info.job_id, "s%ld", (long)getpid());
+            st = PLX_SUCCESS;
         }
     }
+    if (st != PLX_SUCCESS) {
+        ctx->oob = NULL;
+        context_destroy(ctx, 0);
+        return st;
+    }
+    ctx->rank = info.rank;
+    ctx->size = info.size;
+    snprintf(ctx->job_id, sizeof ctx->job_id, "%s", info.job_id);
     plx_log_set_rank(ctx->rank);
 
     if ((st = discover_nodes(ctx)) != PLX_SUCCESS || (st = start_transports(ctx)) != PLX_SUCCESS ||
@@ -260,10 +306,25 @@ plx_status_t plx_init(plx_context_t *out)
         context_destroy(ctx, 0);
         return st;
     }
-    plx_debug("initialised: rank %d of %d, %d node(s), job %s", ctx->rank, ctx->size, ctx->nnodes,
-              ctx->job_id);
+    plx_debug("initialised: rank %d of %d, %d node(s), job %s, found through %s", ctx->rank,
+              ctx->size, ctx->nnodes, ctx->job_id, ctx->oob ? ctx->oob->name : "nothing (alone)");
     *out = ctx;
     return PLX_SUCCESS;
+}
+
+plx_status_t plx_init(plx_context_t *out)
+{
+    if (!out) return plx_bad_arg("plx_init", "ctx is NULL");
+    return init_common(out, NULL);
+}
+
+plx_status_t plx_init_oob(const plx_oob_t *oob, plx_context_t *out)
+{
+    if (!out) return plx_bad_arg("plx_init_oob", "ctx is NULL");
+    *out = NULL;
+    if (!oob || !oob->allgather || oob->size < 1 || oob->rank < 0 || oob->rank >= oob->size)
+        return plx_bad_arg("plx_init_oob", "oob is NULL, has no allgather, or rank/size are bad");
+    return init_common(out, oob);
 }
 
 plx_status_t plx_finalize(plx_context_t *pctx)

@@ -37,10 +37,11 @@ typedef struct plx_config {
     int log_level;             /* PLX_LOG */
     char tune[1024];           /* PLX_TUNE (parsed by select.c) */
     int progress_thread;       /* PLX_PROGRESS=thread */
+    char transports[64];       /* PLX_TRANSPORTS ("" = all built) */
 } plx_config_t;
 
 struct plx_select;             /* lib/select.h */
-struct plx_boot;               /* lib/bootstrap/bootstrap.h */
+struct plx_oob_ops;            /* lib/oob.h */
 
 struct plx_context {
     uint32_t magic;
@@ -50,7 +51,8 @@ struct plx_context {
      * never while a wait backs off (lib/request.c). */
     pthread_mutex_t lock;
     int rank, size;            /* world */
-    struct plx_boot *boot;
+    const struct plx_oob_ops *oob;   /* how the ranks found each other (lib/oob.h); NULL: alone */
+    void *oob_state;
     char job_id[32];
     int nnodes;
     int *node_of;              /* node index of each world rank */

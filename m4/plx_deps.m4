@@ -196,12 +196,9 @@ AC_DEFUN([PLX_CHECK_NCCL], [
 ])
 
 # ---------------------------------------------------------------------------
-# PMIx: detection only (pkg-config pmix); no source uses it yet.  Sets
-# PMIX_CFLAGS/PMIX_LIBS and the automake conditional PLX_HAVE_PMIX, but no
-# config.h macro and no link flags: a macro without the library on the link
-# line would be a trap.  When a PMIx bootstrap lands, replace the
-# AM_CONDITIONAL below with _PLX_FINISH([pmix], [PMIX]) and add $(PMIX_CFLAGS)
-# and $(PMIX_LIBS) in Makefile.am next to the UCX ones.
+# PMIx (pkg-config pmix): the bootstrap through a launcher's PMIx server
+# (lib/bootstrap/pmix.c).  Sets PMIX_CFLAGS/PMIX_LIBS (added to PLX_EXT_* in
+# configure.ac), PLX_HAVE_PMIX in plx_config.h and the automake conditional.
 AC_DEFUN([PLX_CHECK_PMIX], [
   AC_ARG_WITH([pmix], [AS_HELP_STRING([--with-pmix], [detect PMIx for the bootstrap (default: auto, pkg-config pmix)])],
               [], [with_pmix=auto])
@@ -210,8 +207,8 @@ AC_DEFUN([PLX_CHECK_PMIX], [
           [AC_MSG_ERROR([--with-pmix takes no directory; set PKG_CONFIG_PATH to the directory of pmix.pc instead])])
   AS_IF([test "x$plx_want_pmix" = xno], [plx_pmix=no plx_pmix_why="--without-pmix"], [
     PKG_CHECK_MODULES([PMIX], [pmix],
-      [plx_pmix=yes plx_pmix_why="pkg-config pmix `$PKG_CONFIG --modversion pmix`, detected only"],
+      [plx_pmix=yes plx_pmix_why="pkg-config pmix `$PKG_CONFIG --modversion pmix`"],
       [_PLX_NOT_FOUND([pmix], [pkg-config pmix was not found (Debian: apt-get install libpmix-dev)])])
   ])
-  AM_CONDITIONAL([PLX_HAVE_PMIX], [test "x$plx_pmix" = xyes])
+  _PLX_FINISH([pmix], [PMIX])
 ])

@@ -3,7 +3,13 @@
  * this machine, serves their bootstrap rendezvous, forwards their output,
  * and tears the whole job down when any rank fails.
  *
- *   plexusrun -n N [--timeout S] [--tag-output] [--bind HOST] [--] prog args...
+ *   plexusrun -n N [--nodes K [--node-map block|cyclic]] [--timeout S]
+ *             [--tag-output] [--bind HOST] [--] prog args...
+ *
+ * --nodes K simulates K nodes on this machine: each rank gets PLX_NODE_ID
+ * node<i> (block: consecutive ranks share a node, the first N % K nodes one
+ * rank more; cyclic: rank r on node r % K), so ranks on different
+ * "nodes" talk through the inter-node transport (UCX) as on a cluster.
  *
  * Each rank gets PLX_RANK, PLX_SIZE, PLX_BOOTSTRAP=host:port, PLX_JOB_KEY (32
  * random bytes from getrandom, as 64 hex digits), PLX_JOB_ID (8 random hex
@@ -109,8 +115,12 @@ typedef struct job {
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: plexusrun -n N [--timeout S] [--tag-output] [--bind HOST] [--] prog [args...]\n"
+        "usage: plexusrun -n N [--nodes K [--node-map block|cyclic]] [--timeout S] [--tag-output]\n"
+        "                 [--bind HOST] [--] prog [args...]\n"
         "  -n, -np N        number of ranks (1..%d)\n"
+        "  --nodes K        simulate K nodes: rank r gets PLX_NODE_ID=node<i> (ranks on\n"
+        "                   different nodes use the inter-node transport, UCX)\n"
+        "  --node-map M     block (default: consecutive ranks share a node) or cyclic (r %% K)\n"
         "  --timeout S      kill the job after S seconds (exit status 124)\n"
         "  --tag-output     prefix every output line with \"[rank] \"\n"
         "  --bind HOST      address of the bootstrap server (default 127.0.0.1)\n"
@@ -399,8 +409,11 @@ static char *find_program(const char *prog)
     die_usage("program '%s' not found in PATH", prog);
 }
 
+static int sim_nodes = 0;   /* --nodes K: we set PLX_NODE_ID */
+
 static int is_ours(const char *var)
 {
+    if (sim_nodes && strncmp(var, "PLX_NODE_ID=", 12) == 0) return 1;
     static const char *const ours[] = { "PLX_RANK=", "PLX_SIZE=", "PLX_BOOTSTRAP=",
         "PLX_JOB_KEY=", "PLX_JOB_ID=", "PLX_BOOTSTRAP_SERVE=", "PLX_LAUNCHER=" };
     for (size_t i = 0; i < sizeof ours / sizeof *ours; i++)
@@ -425,7 +438,7 @@ static int clean_shm(const char *job_id)
 
 int main(int argc, char **argv)
 {
-    int np = -1, tag = 0;
+    int np = -1, tag = 0, cyclic = 0;
     double timeout_s = 0;
     const char *bind_host = "127.0.0.1";
     int i = 1;
@@ -435,12 +448,16 @@ int main(int argc, char **argv)
         if (a[0] != '-' || a[1] == '\0') break;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { usage(stdout); return 0; }
         if (strcmp(a, "--tag-output") == 0) { tag = 1; continue; }
-        int is_n = 0, is_to = 0, is_bind = 0;
+        int is_n = 0, is_to = 0, is_bind = 0, is_nodes = 0, is_map = 0;
         if (strcmp(a, "-n") == 0 || strcmp(a, "-np") == 0 || strcmp(a, "--np") == 0) is_n = 1;
         else if (strncmp(a, "--np=", 5) == 0) { is_n = 1; v = a + 5; }
         else if (strncmp(a, "-n", 2) == 0 && a[2] >= '0' && a[2] <= '9') { is_n = 1; v = a + 2; }
         else if (strcmp(a, "--timeout") == 0) is_to = 1;
         else if (strncmp(a, "--timeout=", 10) == 0) { is_to = 1; v = a + 10; }
+        else if (strcmp(a, "--nodes") == 0) is_nodes = 1;
+        else if (strncmp(a, "--nodes=", 8) == 0) { is_nodes = 1; v = a + 8; }
+        else if (strcmp(a, "--node-map") == 0) is_map = 1;
+        else if (strncmp(a, "--node-map=", 11) == 0) { is_map = 1; v = a + 11; }
         else if (strcmp(a, "--bind") == 0) is_bind = 1;
         else if (strncmp(a, "--bind=", 7) == 0) { is_bind = 1; v = a + 7; }
         else die_usage("unknown option '%s'", a);
@@ -463,12 +480,24 @@ int main(int argc, char **argv)
             if (!*v || *end || errno || !isfinite(t) || t <= 0 || t > 1e7)
                 die_usage("--timeout needs a positive number of seconds, not '%s'", v);
             timeout_s = t;
+        } else if (is_nodes) {
+            char *end;
+            errno = 0;
+            long k = strtol(v, &end, 10);
+            if (!*v || *end || errno || k < 1 || k > MAX_NP)
+                die_usage("--nodes needs a number of nodes (1..%d), not '%s'", MAX_NP, v);
+            sim_nodes = (int)k;
+        } else if (is_map) {
+            if (strcmp(v, "block") == 0) cyclic = 0;
+            else if (strcmp(v, "cyclic") == 0) cyclic = 1;
+            else die_usage("--node-map is block or cyclic, not '%s'", v);
         } else if (is_bind) {
             if (!*v) die_usage("--bind needs a host");
             bind_host = v;
         }
     }
     if (np < 0) die_usage("missing -n N (the number of ranks)");
+    if (sim_nodes > np) die_usage("--nodes %d: more nodes than ranks (%d)", sim_nodes, np);
     if (i >= argc) die_usage("missing the program to run");
     char *path = find_program(argv[i]);
     char **pargv = argv + i;
@@ -537,8 +566,8 @@ int main(int argc, char **argv)
     extern char **environ;
     size_t nenv = 0;
     while (environ[nenv]) nenv++;
-    char **envp = calloc(nenv + 8, sizeof *envp);
-    char e_rank[32], e_size[32], e_key[96], e_id[96];
+    char **envp = calloc(nenv + 10, sizeof *envp);
+    char e_rank[32], e_size[32], e_key[96], e_id[96], e_node[48];
     if (!envp) { fprintf(stderr, "plexusrun: out of memory\n"); return EXIT_LAUNCHER; }
     size_t ne = 0;
     for (size_t k = 0; k < nenv; k++) if (!is_ours(environ[k])) envp[ne++] = environ[k];
@@ -552,6 +581,7 @@ int main(int argc, char **argv)
     envp[ne++] = e_id;
     envp[ne++] = "PLX_BOOTSTRAP_SERVE=0";
     envp[ne++] = "PLX_LAUNCHER=plexusrun";
+    if (sim_nodes) envp[ne++] = e_node;
     envp[ne] = NULL;
 
     pid_t me = getpid();
@@ -563,6 +593,15 @@ int main(int argc, char **argv)
         if (pipe2(po, O_CLOEXEC) < 0) goto launch_failed;
         if (pipe2(pe, O_CLOEXEC) < 0) { close(po[0]); close(po[1]); goto launch_failed; }
         snprintf(e_rank, sizeof e_rank, "PLX_RANK=%d", r);
+        if (sim_nodes) {
+            /* block: the first np % K nodes hold one rank more */
+            int node = r % sim_nodes;
+            if (!cyclic) {
+                int base = np / sim_nodes, extra = np % sim_nodes, big = extra * (base + 1);
+                node = r < big ? r / (base + 1) : extra + (r - big) / base;
+            }
+            snprintf(e_node, sizeof e_node, "PLX_NODE_ID=node%d", node);
+        }
         pid_t pid = fork();
         if (pid < 0) {
             close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);

@@ -1,0 +1,50 @@
+/*
+ * lib/oob.h — the out-of-band channel a context is started with: how the
+ * ranks find each other before any transport exists (an allgather and a
+ * barrier are all the core and the transports need from it).
+ *
+ * Backends, tried by plx_init in this order:
+ *   tcp   plexusrun's (or rank 0's) authenticated rendezvous, when the PLX_*
+ *         env interface is set (lib/bootstrap/, lib/oob_tcp.c);
+ *   pmix  the launcher's PMIx server (mpirun of Open MPI, srun --mpi=pmix),
+ *         when built with PMIx and one answers (lib/bootstrap/pmix.c);
+ *   none  a process started alone: a 1-rank job.
+ * plx_init_oob() takes a fourth, the application's own allgather (an MPI
+ * code passes one over its communicator; lib/oob_user.c).
+ */
+#ifndef PLX_OOB_H
+#define PLX_OOB_H
+
+#include "plexus.h"
+#include <stddef.h>
+
+typedef struct plx_oob_ops {
+    const char *name;
+    /* Every rank contributes len bytes; all get size*len bytes in rank order. */
+    plx_status_t (*allgather)(void *state, const void *mine, void *all, size_t len);
+    plx_status_t (*barrier)(void *state);
+    /* Release (no waiting for the other ranks). */
+    void (*close)(void *state);
+} plx_oob_ops_t;
+
+/* What a backend reports when it opens. */
+typedef struct plx_oob_info {
+    int rank, size;
+    char job_id[32];           /* short printable id, equal on all ranks */
+} plx_oob_info_t;
+
+/* tcp: the PLX_* env interface (lib/oob_tcp.c).  PLX_ERR_NOT_SUPPORTED when
+ * the env interface is not set at all (then try the next backend). */
+plx_status_t plx_oob_tcp_open(double timeout_s, plx_oob_info_t *info, const plx_oob_ops_t **ops,
+                              void **state);
+
+/* pmix (lib/bootstrap/pmix.c): PLX_ERR_NOT_SUPPORTED when not built with
+ * PMIx or no PMIx server answers. */
+plx_status_t plx_oob_pmix_open(double timeout_s, plx_oob_info_t *info, const plx_oob_ops_t **ops,
+                               void **state);
+
+/* user: the application's allgather (lib/oob_user.c). */
+plx_status_t plx_oob_user_open(const plx_oob_t *user, plx_oob_info_t *info,
+                               const plx_oob_ops_t **ops, void **state);
+
+#endif /* PLX_OOB_H */
