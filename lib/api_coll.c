@@ -330,10 +330,15 @@ plx_status_t plx_query_algorithm(plx_comm_t comm, const char *collective, size_t
     if (!algo) return PLX_ERR_INTERNAL;
     *algorithm = algo->name;
     if (transport) {
-        /* the transport of the first peer that is not this rank (all peers on one node: shm) */
+        /* the transports serving the other ranks: "shm", "ucx" or "shm+ucx" */
         plx_context_t ctx = comm->ctx;
-        int peer = comm->size > 1 ? comm->world_rank[(comm->rank + 1) % comm->size] : ctx->rank;
-        *transport = ctx->tl[ctx->peer_tl[peer]].ops->name;
+        unsigned used = 0;
+        for (int r = 0; r < comm->size; r++)
+            if (r != comm->rank || comm->size == 1) used |= 1u << ctx->peer_tl[comm->world_rank[r]];
+        static const char *const names[] = { "", "shm", "ucx", "shm+ucx" };
+        /* tl[] order is shm, ucx when both run; name a lone one by its own name */
+        if (ctx->ntl == 2 && used == 3) *transport = names[3];
+        else *transport = ctx->tl[__builtin_ctz(used ? used : 1)].ops->name;
     }
     return PLX_SUCCESS;
 }

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "select.h"
 #include "oob.h"
+#include "coll/hier.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -220,6 +221,7 @@ static void context_destroy(plx_context_t ctx, int keep_handle)
     while (c) {
         plx_comm_t next = c->next;
         plx_slots_release(c);
+        plx_hier_release(c);
         c->magic = PLX_DEAD_MAGIC;
         free(c->world_rank);
         free(c);
@@ -227,6 +229,7 @@ static void context_destroy(plx_context_t ctx, int keep_handle)
     }
     if (ctx->world) {
         plx_slots_release(ctx->world);
+        plx_hier_release(ctx->world);
         ctx->world->magic = PLX_DEAD_MAGIC;
         free(ctx->world->world_rank);
         free(ctx->world);

@@ -113,6 +113,7 @@ struct plx_comm {
      * 0 = not looked at yet, 1 = usable (slots set), -1 = not for this comm */
     int slots_state;
     struct node_slots *slots;
+    struct hier_map *hier;     /* nodes of its ranks, for lib/coll/hier.c (built at first use) */
     struct plx_comm *next;     /* ctx->comms list */
 };
 

@@ -5,7 +5,6 @@
  */
 #include "select.h"
 #include "config.h"
-#include "coll/node_slots.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,11 +14,11 @@
  * scatter-allgather for large); perf/RESULTS.md records the measurements
  * they are tuned from. */
 static const char DEFAULT_TUNE[] =
-    "barrier:0-inf@shm_slots,0-inf@dissemination;"
-    "bcast:0-8K@shm_slots,0-128K@binomial,128K-inf@scatter_allgather;"
-    "reduce:0-16K@shm_slots,0-128K@binomial,128K-inf@reduce_scatter_gather;"
-    "allreduce:0-16K@shm_slots,0-16K@recursive_doubling,16K-inf@ring;"
-    "allgather:0-8K@shm_slots,0-32K@bruck,32K-inf@ring;"
+    "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
+    "bcast:0-8K@shm_slots,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
+    "reduce:0-16K@shm_slots,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather;"
+    "allreduce:0-16K@shm_slots,0-inf@hier,0-16K@recursive_doubling,16K-inf@ring;"
+    "allgather:0-8K@shm_slots,0-inf@hier,0-32K@bruck,32K-inf@ring;"
     "reduce_scatter:0-16K@recursive_halving,16K-inf@ring;"
     "alltoall:0-4K@linear,4K-inf@pairwise;"
     "gather:0-32K@binomial,32K-inf@linear;"
@@ -142,7 +141,7 @@ static const coll_algo_t *lookup(const coll_rules_t *cr, size_t bytes, plx_comm_
 {
     for (int i = 0; i < cr->n; i++)
         if (bytes >= cr->r[i].lo && (bytes < cr->r[i].hi || cr->r[i].hi == SIZE_MAX) &&
-            (!cr->r[i].algo->node_slots || plx_slots_can_run(comm, bytes)))
+            (!cr->r[i].algo->can_run || cr->r[i].algo->can_run(comm, bytes)))
             return cr->r[i].algo;
     return NULL;
 }
@@ -155,7 +154,7 @@ const coll_algo_t *plx_select_algo(plx_select_t *sel, plx_coll_t coll, size_t by
     if (!a) {
         /* defaults cover 0-inf for every collective; keep a safe answer anyway */
         for (const coll_algo_t *p = plx_coll_algos; p->name; p++)
-            if (p->coll == coll && !p->node_slots) return p;
+            if (p->coll == coll && !p->can_run) return p;
         return NULL;
     }
     unsigned idx = (unsigned)(a - plx_coll_algos);

@@ -60,7 +60,10 @@ typedef struct coll_algo {
     coll_build_fn build;       /* NULL for node_slots algorithms */
     const char *summary;       /* one line for plexus_info */
     int node_slots;            /* runs through shared slots (lib/coll/node_slots.c), not a
-                                  schedule; only where plx_slots_can_run says so */
+                                  schedule */
+    /* NULL: runs on any communicator; else whether it can run this one at
+     * this size (comm NULL: printing the table, answer 1) */
+    int (*can_run)(plx_comm_t comm, size_t bytes);
 } coll_algo_t;
 
 /* All algorithms, terminated by an entry with name == NULL. */
@@ -196,5 +199,11 @@ plx_status_t coll_gather_linear(plx_sched_t *s, plx_comm_t comm, const coll_args
 plx_status_t coll_gather_binomial(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
 plx_status_t coll_scatter_linear(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
 plx_status_t coll_scatter_binomial(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+/* lib/coll/hier.c: communicators spanning several nodes */
+plx_status_t coll_allreduce_hier(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+plx_status_t coll_bcast_hier(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+plx_status_t coll_reduce_hier(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+plx_status_t coll_allgather_hier(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+plx_status_t coll_barrier_hier(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
 
 #endif /* PLX_COLL_H */
