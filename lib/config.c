@@ -26,6 +26,8 @@ const plx_env_var_t plx_env_vars[] = {
     { "PLX_LOG", "warn", "none|error|warn|info|debug|trace: what Plexus prints on stderr (info: each first use of an algorithm)" },
     { "PLX_TUNE", "", "selector overrides, e.g. 'allreduce:0-8K@recursive_doubling,8K-inf@ring;bcast:0-inf@binomial' (see plexus_info --tune)" },
     { "PLX_PROGRESS", "caller", "caller|thread - who drives communication: the calls of the application (test/wait), or also a background progress thread that moves collectives while the application computes" },
+    { "PLX_GRAPH_THREADS", "cores / ranks on the node (at least 1)", "task graphs: worker threads per context that run compute nodes (1-1024); started at the first plx_graph_compile, ended with the last graph" },
+    { "PLX_GRAPH_POLICY", "comm_first", "comm_first|compute_first|fifo - task graphs: the order of nodes that become ready together (communication first, compute first, or one node at a time in ready order, for measuring)" },
     { "PLX_TRANSPORTS", "shm,ucx (those built)", "comma list of transports allowed: same-node peers use shm, others ucx; 'ucx' alone forces UCX even on one node (for comparison)" },
     { "PLX_NODE_ID", "hostname+boot id", "name of this rank's node; ranks with equal ids share memory" },
     { "PLX_SHM_EAGER_MAX", "32K (<=8 local ranks; 16K <=32, 8K <=128, else 4K)", "shm: largest message sent through the per-pair ring; larger ones go single-copy (CMA) or staged" },

@@ -493,6 +493,7 @@ static plx_status_t compile(plx_graph_t g)
 {
     const char *fn = "plx_graph_compile";
     uint32_t n = g->n, m = g->nedges;
+    if (g->ctx->magic != PLX_CTX_MAGIC) return plx_bad_arg(fn, "the graph's context was finalized");
 
     for (uint32_t v = 0; v < n; v++) {
         gnode_t *x = &g->nodes[v];

@@ -60,7 +60,11 @@ struct plx_context {
     struct plx_select *select;
 
     int ntl;
-    struct { const plx_tl_ops_t *ops; void *state; } tl[PLX_MAX_TRANSPORTS];
+    struct {
+        const plx_tl_ops_t *ops;
+        void *state;
+        uint64_t sends, bytes;   /* messages and bytes sent through it (logged at finalize) */
+    } tl[PLX_MAX_TRANSPORTS];
     uint8_t *peer_tl;          /* index into tl[] for each world rank */
 
     struct plx_comm *world;
