@@ -340,8 +340,12 @@ plx_status_t plx_finalize(plx_context_t *pctx)
     for (int t = 0; t < ctx->ntl; t++)
         plx_debug("transport %s: %llu messages, %llu bytes sent", ctx->tl[t].ops->name,
                   (unsigned long long)ctx->tl[t].sends, (unsigned long long)ctx->tl[t].bytes);
-    /* Everyone stops polling only when nobody can still be reading our
-     * memory or rings. */
+    /* A barrier on world first: it keeps polling the transports while it
+     * waits, so bytes a transport still holds for a peer (a UCX eager send
+     * that completed locally) get out.  Then everyone stops polling only
+     * when nobody can still be reading our memory or rings. */
+    plx_status_t wst = ctx->size > 1 ? plx_barrier(ctx->world) : PLX_SUCCESS;
+    if (wst != PLX_SUCCESS) plx_warn("plx_finalize: barrier on world failed: %s", plx_strerror(wst));
     plx_status_t st = ctx_barrier(ctx);
     if (st != PLX_SUCCESS) plx_warn("plx_finalize: final barrier failed: %s", plx_strerror(st));
     context_destroy(ctx, 1);

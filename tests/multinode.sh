@@ -4,7 +4,8 @@
 # through shared memory, ranks of different nodes through UCX.
 #   1. coll_check at 4 ranks as 2 nodes x 2 (block): every collective and
 #      every algorithm checked; the default picks the hierarchical ones.
-#      PLX_LOG=debug makes each rank log at finalize how many messages each
+#      Then plx_perf of each hierarchical collective with PLX_LOG=debug,
+#      which makes each rank log at finalize how many messages each
 #      transport carried: the node leaders (ranks 0 and 2) must have sent
 #      over ucx, ranks 1 and 3 (same node as their leader) never.
 #   2. coll_check --nb at 5 ranks as 2 nodes, cyclic (uneven nodes).
@@ -21,22 +22,34 @@ trap 'rm -f "$out"' EXIT
 fail=0
 export UCX_HANDLE_ERRORS=none
 
-echo "+ PLX_LOG=debug $run -n 4 --nodes 2 coll_check"
-if PLX_LOG=debug "$run" -n 4 --nodes 2 --timeout 600 "$mr/coll_check" >"$out" 2>&1 &&
+echo "+ $run -n 4 --nodes 2 coll_check"
+if "$run" -n 4 --nodes 2 --timeout 600 "$mr/coll_check" >"$out" 2>&1 &&
    [ "$(grep -c ', 0 failures$' "$out")" -eq 4 ]; then
     echo "  ok: coll_check at 4 ranks on 2 simulated nodes"
 else
-    grep -v " debug: \| trace: " "$out" | tail -40
-    echo "  FAIL: coll_check at 4 ranks on 2 simulated nodes"; fail=1
+    tail -40 "$out"; echo "  FAIL: coll_check at 4 ranks on 2 simulated nodes"; fail=1
 fi
-for r in 0 1 2 3; do
-    line=$(grep "^plexus\[rank $r\] debug: transport ucx: " "$out" | tail -1)
-    n=$(echo "$line" | sed -n 's/.*transport ucx: \([0-9]*\) messages.*/\1/p')
-    echo "  rank $r: ${line#*debug: }"
-    case $r in
-        0|2) [ -n "$n" ] && [ "$n" -gt 0 ] || { echo "  FAIL: leader rank $r sent nothing over ucx"; fail=1; } ;;
-        *)   [ "$n" = 0 ] || { echo "  FAIL: rank $r (not a leader) sent over ucx"; fail=1; } ;;
-    esac
+
+# Where did the bytes go?  One job per hierarchical collective (plx_perf
+# checks its results too): only the node leaders (ranks 0 and 2) may use
+# ucx, and they must.
+for c in allreduce bcast reduce allgather barrier; do
+    echo "+ PLX_LOG=debug $run -n 4 --nodes 2 plx_perf -c $c"
+    if ! PLX_LOG=debug "$run" -n 4 --nodes 2 --timeout 300 "$top_builddir/perf/plx_perf" -c $c \
+            -b 64 -e 256K -f 64 -n 20 -w 2 >"$out" 2>&1; then
+        grep -v " trace: " "$out" | tail -20; echo "  FAIL: plx_perf -c $c"; fail=1; continue
+    fi
+    grep -q "hier/shm+ucx" "$out" || { echo "  FAIL: $c did not run hier/shm+ucx"; fail=1; }
+    msg=""
+    for r in 0 1 2 3; do
+        n=$(sed -n "s/^plexus\[rank $r\] debug: transport ucx: \([0-9]*\) messages.*/\1/p" "$out" | tail -1)
+        msg="$msg rank$r=$n"
+        case $r in
+            0|2) [ -n "$n" ] && [ "$n" -gt 0 ] || { echo "  FAIL: $c: leader rank $r sent nothing over ucx"; fail=1; } ;;
+            *)   [ "$n" = 0 ] || { echo "  FAIL: $c: rank $r (not a leader) sent over ucx"; fail=1; } ;;
+        esac
+    done
+    echo "  $c: messages over ucx:$msg"
 done
 
 echo "+ $run -n 5 --nodes 2 --node-map cyclic coll_check --nb"
