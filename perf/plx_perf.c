@@ -20,7 +20,23 @@
  *   -C 0|1    check results (default 1); wrong elements make the exit status 1
  *   -F        also print min/max time over ranks
  *   -t        nonblocking variant: plx_i<collective> (plx_isend/plx_irecv) + plx_wait
+ *   --overlap communication/computation overlap (implies -t): per size, t_comm is
+ *             the -t time (post + wait); then for each of two kinds of
+ *             "compute" lasting T = t_comm (rank 0's value, broadcast, so every
+ *             rank computes as long) -- idle: the thread sleeps (clock_nanosleep),
+ *             as a host does while a GPU kernel runs; busy: the thread spins
+ *             doing arithmetic -- each iteration posts the collective,
+ *             computes for T, then waits.  Reported per size and kind:
+ *             t_compute (measured), t_total (per iteration) and
+ *             overlap = (t_comm + t_compute - t_total) / min(t_comm, t_compute):
+ *             1 when the collective hid entirely behind the compute, 0 when
+ *             it ran only after it (all times: mean over iterations, then
+ *             over ranks, as for -t).  With caller-driven progress nothing
+ *             moves while the thread sleeps; PLX_PROGRESS=thread moves it.
  *   --csv F   also write rows library,collective,ranks,bytes,time_us,busbw_gbps,wrong
+ *             (--overlap: time_us is t_comm, and six columns follow:
+ *             t_compute_idle_us,t_total_idle_us,overlap_idle,
+ *             t_compute_busy_us,t_total_busy_us,overlap_busy)
  *   --json F  also write every row with all its fields as a JSON array of objects
  *
  * Sizes are total bytes as in nccl-tests: the result buffer for allgather,
@@ -30,7 +46,11 @@
  */
 #include <plexus.h>
 
+#include <errno.h>
 #include <math.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +79,7 @@ typedef struct opts {
     double factor;
     plx_dtype_t dt;
     plx_op_t op;
-    int root, warmup, iters, in_place, check, minmax, nonblocking;
+    int root, warmup, iters, in_place, check, minmax, nonblocking, overlap;
     const char *csv, *json;
 } opts_t;
 
@@ -372,6 +392,120 @@ static double allreduce_d(bench_t *b, double v, plx_op_t op)
     return out;
 }
 
+/* ---- --overlap ---------------------------------------------------------- */
+enum { K_IDLE, K_BUSY, K_N };
+static const char *const kind_names[K_N] = { "idle", "busy" };
+
+/* "Compute" for t seconds.  idle: the thread sleeps until the deadline, as a
+ * host thread does while a GPU kernel runs (only a progress thread can move
+ * the collective meanwhile).  busy: the thread spins on arithmetic, as CPU
+ * compute does (a progress thread then competes for cores). */
+static volatile double g_sink;
+
+static void compute_for(int kind, double t)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double end = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec + t;
+    if (kind == K_IDLE) {
+        struct timespec until;
+        until.tv_sec = (time_t)end;
+        until.tv_nsec = (long)((end - (double)until.tv_sec) * 1e9);
+        if (until.tv_nsec >= 1000000000L) { until.tv_sec++; until.tv_nsec -= 1000000000L; }
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
+            ;
+        return;
+    }
+    double x = g_sink + 1.0;
+    do {
+        for (int i = 0; i < 256; i++) x = x * 1.0000001 + 1e-7;   /* dependent chain: cannot be skipped */
+    } while (now_s() < end);
+    g_sink = x;
+}
+
+/* Start collective c as requests (sendrecv: the ring pair); *n = how many. */
+static plx_status_t start_reqs(bench_t *b, int c, size_t count, plx_request_t rq[2], int *n)
+{
+    const opts_t *o = b->o;
+    *n = 0;
+    if (c == C_SENDRECV) {
+        if (b->size == 1) {           /* no peer: the copy is the whole operation */
+            memcpy(b->rbuf, b->sbuf, count * b->es);
+            return PLX_SUCCESS;
+        }
+        int to = (b->rank + 1) % b->size, from = (b->rank - 1 + b->size) % b->size;
+        plx_status_t s = plx_irecv(b->rbuf, count, o->dt, from, 1, b->comm, NULL, &rq[0]);
+        if (s != PLX_SUCCESS) return s;
+        if ((s = plx_isend(b->sbuf, count, o->dt, to, 1, b->comm, &rq[1])) != PLX_SUCCESS) {
+            plx_request_free(&rq[0]);
+            return s;
+        }
+        *n = 2;
+        return PLX_SUCCESS;
+    }
+    plx_status_t s = start_once(b, c, count, &rq[0]);
+    if (s == PLX_SUCCESS) *n = 1;
+    return s;
+}
+
+/* One overlapped iteration: post, compute for t, wait. */
+static plx_status_t overlapped_once(bench_t *b, int c, size_t count, int kind, double t, double *t_compute)
+{
+    plx_request_t rq[2];
+    int n;
+    plx_status_t s = start_reqs(b, c, count, rq, &n);
+    if (s != PLX_SUCCESS) return s;
+    double t0 = now_s();
+    compute_for(kind, t);
+    *t_compute += now_s() - t0;
+    return n ? plx_waitall(n, rq, NULL) : PLX_SUCCESS;
+}
+
+typedef struct ovl {
+    double t_compute_us[K_N], t_total_us[K_N], overlap[K_N];
+    double wrong;
+} ovl_t;
+
+/* The overlap measurement of one size.  t_comm_avg (us) is the -t time
+ * averaged over ranks, the t_comm reported; rank 0's value of it, broadcast,
+ * is the compute time T of every rank (the average rather than rank 0's own
+ * loop time: a root finishes a bcast early, and T must be the t_comm the
+ * overlap formula uses). */
+static int overlap_measure(bench_t *b, int c, size_t count, int iters, double t_comm_avg, ovl_t *ov)
+{
+    const opts_t *o = b->o;
+    double T = t_comm_avg * 1e-6;
+    CHECK_OK(plx_bcast(&T, 1, PLX_FLOAT64, 0, b->comm));
+    memset(ov, 0, sizeof *ov);
+    for (int k = 0; k < K_N; k++) {
+        double tc = 0;
+        for (int w = 0; w < (o->warmup < 1 ? 1 : o->warmup); w++) CHECK_OK(overlapped_once(b, c, count, k, T, &tc));
+        tc = 0;
+        CHECK_OK(plx_barrier(b->comm));
+        double t0 = now_s();
+        for (int it = 0; it < iters; it++) {
+            plx_status_t st = overlapped_once(b, c, count, k, T, &tc);
+            if (st != PLX_SUCCESS) {
+                fprintf(stderr, "plx_perf: rank %d: overlapped %s failed: %s\n", b->rank, coll_names[c], plx_strerror(st));
+                return 1;
+            }
+        }
+        double total = (now_s() - t0) / iters * 1e6;
+        ov->t_total_us[k] = allreduce_d(b, total, PLX_SUM) / b->size;
+        ov->t_compute_us[k] = allreduce_d(b, tc / iters * 1e6, PLX_SUM) / b->size;
+        double m = t_comm_avg < ov->t_compute_us[k] ? t_comm_avg : ov->t_compute_us[k];
+        ov->overlap[k] = m > 0 ? (t_comm_avg + ov->t_compute_us[k] - ov->t_total_us[k]) / m : 0;
+        /* -C: the result of one overlapped iteration from fresh inputs */
+        if (o->check) {
+            fill_inputs(b, c, count);
+            CHECK_OK(plx_barrier(b->comm));
+            CHECK_OK(overlapped_once(b, c, count, k, T, &tc));
+            ov->wrong += allreduce_d(b, (double)count_wrong(b, c, count), PLX_SUM);
+        }
+    }
+    return 0;
+}
+
 /* Machine-readable outputs (rank 0 only). */
 typedef struct outputs {
     FILE *csv, *json;
@@ -385,10 +519,17 @@ static int bench_coll(bench_t *b, int c, outputs_t *out)
     if (b->rank == 0) {
         printf("#\n# %s  ranks %d  type %s  op %s  root %d  %s  %s\n", coll_names[c], b->size,
                plx_dtype_name(o->dt), plx_op_name(o->op), o->root, o->in_place ? "in-place" : "out-of-place",
-               o->nonblocking ? "nonblocking (i-call + wait)" : "blocking");
-        printf("# %12s %12s %8s %6s %5s %11s %10s %10s%s %8s  %s\n", "size(B)", "count", "type", "op",
-               "root", "time(us)", "algbw", "busbw", o->minmax ? "   min(us)    max(us)" : "", "#wrong",
-               "algorithm/transport");
+               o->overlap ? "overlap: post, compute (idle = sleep, busy = spin) for T = t_comm, wait"
+               : o->nonblocking ? "nonblocking (i-call + wait)" : "blocking");
+        if (o->overlap)
+            printf("# %12s %12s %8s %6s %5s %11s %10s%s %11s %11s %7s %11s %11s %7s %8s  %s\n", "size(B)", "count",
+                   "type", "op", "root", "t_comm(us)", "busbw", o->minmax ? "   min(us)    max(us)" : "",
+                   "idle:comp", "total(us)", "overlap", "busy:comp", "total(us)", "overlap", "#wrong",
+                   "algorithm/transport");
+        else
+            printf("# %12s %12s %8s %6s %5s %11s %10s %10s%s %8s  %s\n", "size(B)", "count", "type", "op",
+                   "root", "time(us)", "algbw", "busbw", o->minmax ? "   min(us)    max(us)" : "", "#wrong",
+                   "algorithm/transport");
     }
     size_t last = (size_t)-1;
     for (double sz = (double)o->minb; sz <= (double)o->maxb * 1.0000001; sz = sz * o->factor < sz + 1 ? sz + 1 : sz * o->factor) {
@@ -433,12 +574,45 @@ static int bench_coll(bench_t *b, int c, outputs_t *out)
         double t = (now_s() - t0) / iters * 1e6;
         double tavg = allreduce_d(b, t, PLX_SUM) / b->size;
         double tmin = allreduce_d(b, t, PLX_MIN), tmax = allreduce_d(b, t, PLX_MAX);
+        ovl_t ov;
+        if (o->overlap) {
+            if (overlap_measure(b, c, count, iters, tavg, &ov)) return 1;
+            wrong += ov.wrong;
+        }
         const char *algo = "-", *tl = "-";
         if (c != C_SENDRECV) plx_query_algorithm(b->comm, coll_names[c], count * b->es, &algo, &tl);
         else plx_query_algorithm(b->comm, "bcast", 0, &algo, &tl), algo = "p2p";
         double algbw = tavg > 0 ? (double)shown / (tavg * 1e-6) / 1e9 : 0;
         double busbw = algbw * busbw_factor(c, b->size);
-        if (b->rank == 0) {
+        if (b->rank == 0 && o->overlap) {
+            printf("  %12zu %12zu %8s %6s %5d %11.2f %10.3f", shown, count, plx_dtype_name(o->dt),
+                   plx_op_name(o->op), o->root, tavg, busbw);
+            if (o->minmax) printf(" %10.2f %10.2f", tmin, tmax);
+            for (int k = 0; k < K_N; k++)
+                printf(" %11.2f %11.2f %7.3f", ov.t_compute_us[k], ov.t_total_us[k], ov.overlap[k]);
+            printf(" %8.0f  %s/%s\n", wrong, algo, tl);
+            fflush(stdout);
+            if (out->csv)
+                fprintf(out->csv, "plexus,%s,%d,%zu,%.3f,%.4f,%.0f,%.3f,%.3f,%.4f,%.3f,%.3f,%.4f\n", coll_names[c],
+                        b->size, shown, tavg, busbw, wrong, ov.t_compute_us[K_IDLE], ov.t_total_us[K_IDLE],
+                        ov.overlap[K_IDLE], ov.t_compute_us[K_BUSY], ov.t_total_us[K_BUSY], ov.overlap[K_BUSY]);
+            if (out->json) {
+                fprintf(out->json,
+                        "%s  {\"library\": \"plexus\", \"collective\": \"%s\", \"ranks\": %d, \"bytes\": %zu, "
+                        "\"count\": %zu, \"type\": \"%s\", \"op\": \"%s\", \"root\": %d, \"in_place\": %s, "
+                        "\"iters\": %d, \"time_us\": %.3f, \"t_comm_us\": %.3f, \"time_min_us\": %.3f, "
+                        "\"time_max_us\": %.3f, \"algbw_gbps\": %.4f, \"busbw_gbps\": %.4f, \"wrong\": %.0f, "
+                        "\"algorithm\": \"%s\", \"transport\": \"%s\", \"overlap\": [",
+                        out->json_rows++ ? ",\n" : "", coll_names[c], b->size, shown, count,
+                        plx_dtype_name(o->dt), plx_op_name(o->op), o->root, o->in_place ? "true" : "false",
+                        iters, tavg, tavg, tmin, tmax, algbw, busbw, wrong, algo, tl);
+                for (int k = 0; k < K_N; k++)
+                    fprintf(out->json, "%s{\"compute\": \"%s\", \"t_compute_us\": %.3f, \"t_total_us\": %.3f, "
+                            "\"overlap\": %.4f}", k ? ", " : "", kind_names[k], ov.t_compute_us[k],
+                            ov.t_total_us[k], ov.overlap[k]);
+                fprintf(out->json, "]}");
+            }
+        } else if (b->rank == 0) {
             printf("  %12zu %12zu %8s %6s %5d %11.2f %10.3f %10.3f", shown, count, plx_dtype_name(o->dt),
                    plx_op_name(o->op), o->root, tavg, algbw, busbw);
             if (o->minmax) printf(" %10.2f %10.2f", tmin, tmax);
@@ -466,7 +640,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: plx_perf [-c COLL|all] [-b MIN] [-e MAX] [-f FACTOR] [-d TYPE] [-o OP] [-r ROOT]\n"
-            "                [-w WARMUP] [-n ITERS] [-i] [-t] [-C 0|1] [-F] [--csv FILE] [--json FILE]\n");
+            "                [-w WARMUP] [-n ITERS] [-i] [-t] [--overlap] [-C 0|1] [-F] [--csv FILE] [--json FILE]\n");
 }
 
 int main(int argc, char **argv)
@@ -503,10 +677,16 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-i")) { o.in_place = 1; takes = 0; }
         else if (!strcmp(a, "-F")) { o.minmax = 1; takes = 0; }
         else if (!strcmp(a, "-t")) { o.nonblocking = 1; takes = 0; }
+        else if (!strcmp(a, "--overlap")) { o.overlap = o.nonblocking = 1; takes = 0; }
         else { usage(); return 2; }
         i += takes;
     }
     if (o.minb > o.maxb) { usage(); return 2; }
+#ifdef PR_SET_TIMERSLACK
+    /* --overlap sleeps for T: without this, Linux lets a sleep run up to
+     * 50 us late (the default timer slack), longer than a small T itself */
+    if (o.overlap) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+#endif
 
     plx_context_t ctx;
     CHECK_OK(plx_init(&ctx));
@@ -532,7 +712,9 @@ int main(int argc, char **argv)
     if (o.csv && b.rank == 0) {
         out.csv = fopen(o.csv, "w");
         if (!out.csv) { perror(o.csv); return 1; }
-        fprintf(out.csv, "library,collective,ranks,bytes,time_us,busbw_gbps,wrong\n");
+        fprintf(out.csv, "library,collective,ranks,bytes,time_us,busbw_gbps,wrong%s\n",
+                o.overlap ? ",t_compute_idle_us,t_total_idle_us,overlap_idle,t_compute_busy_us,t_total_busy_us,overlap_busy"
+                          : "");
     }
     if (o.json && b.rank == 0) {
         out.json = fopen(o.json, "w");

@@ -2,7 +2,9 @@
 # tests/perf_smoke.sh — plx_perf as users run it: every collective at 3
 # ranks, out of place and in place, a reduction op and datatype other than
 # the default, with results checked (a wrong element makes plx_perf exit
-# non-zero) and the CSV and JSON outputs well formed.
+# non-zero) and the CSV and JSON outputs well formed; --overlap (tiny
+# sizes, few iterations) with caller-driven progress and with
+# PLX_PROGRESS=thread, its CSV carrying the six overlap columns.
 set -u
 top_builddir=${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}
 run=$top_builddir/tools/plexusrun
@@ -29,6 +31,10 @@ check "all collectives nonblocking (-t), in place, 3 ranks" \
     "$run" -n 3 --timeout 120 "$perf" -c all -b 8 -e 64K -f 32 -w 1 -n 3 -t -i
 check "bfloat16 avg allreduce, 2 ranks" \
     "$run" -n 2 --timeout 60 "$perf" -c allreduce -b 8 -e 1M -f 16 -w 1 -n 3 -d bfloat16 -o avg
+check "--overlap, all collectives, 3 ranks" \
+    "$run" -n 3 --timeout 120 "$perf" -c all -b 8 -e 64K -f 64 -w 1 -n 3 --overlap --csv "$tmp/o.csv" --json "$tmp/o.json"
+check "--overlap in place, allreduce, 2 ranks, PLX_PROGRESS=thread" \
+    env PLX_PROGRESS=thread "$run" -n 2 --timeout 60 "$perf" -c allreduce -b 8 -e 1M -f 32 -w 1 -n 3 -i --overlap
 
 # CSV: the header, then one row per collective and size, 7 fields, 0 wrong
 if [ "$(head -1 "$tmp/a.csv")" != "library,collective,ranks,bytes,time_us,busbw_gbps,wrong" ]; then
@@ -48,6 +54,24 @@ if [ "$(head -c1 "$tmp/a.json")" != "[" ] || [ "$objs" -ne "$rows" ] || ! tail -
     echo "  FAIL: JSON has $objs objects for $rows CSV rows"; fail=1
 else
     echo "  ok: JSON: $objs objects"
+fi
+
+# --overlap CSV: 13 fields (the 7 usual ones, then t_compute/t_total/overlap
+# for idle and busy compute), numbers everywhere, 0 wrong
+ohead="library,collective,ranks,bytes,time_us,busbw_gbps,wrong,t_compute_idle_us,t_total_idle_us,overlap_idle,t_compute_busy_us,t_total_busy_us,overlap_busy"
+if [ "$(head -1 "$tmp/o.csv")" != "$ohead" ]; then
+    echo "  FAIL: --overlap CSV header: $(head -1 "$tmp/o.csv")"; fail=1
+fi
+orows=$(tail -n +2 "$tmp/o.csv" | wc -l)
+obad=$(tail -n +2 "$tmp/o.csv" | awk -F, '{ bad = NF != 13 || $1 != "plexus" || $7 != 0
+                                               for (i = 8; i <= 13; i++) if ($i !~ /^-?[0-9]+(\.[0-9]+)?$/) bad = 1
+                                               if (bad) print }' | wc -l)
+ocolls=$(tail -n +2 "$tmp/o.csv" | cut -d, -f2 | sort -u | wc -l)
+oobjs=$(grep -c '"overlap": \[{"compute": "idle"' "$tmp/o.json")
+if [ "$orows" -lt 10 ] || [ "$obad" -ne 0 ] || [ "$ocolls" -ne 10 ] || [ "$oobjs" -ne "$orows" ]; then
+    echo "  FAIL: --overlap CSV has $orows rows, $obad malformed, $ocolls collectives; JSON $oobjs objects"; fail=1
+else
+    echo "  ok: --overlap CSV: $orows rows over $ocolls collectives, JSON $oobjs objects"
 fi
 
 if [ $fail -eq 0 ]; then echo "perf_smoke.sh: PASS"; exit 0; fi

@@ -50,7 +50,11 @@
  * gather, scatter, comm), --seed N, --big-dtypes NAME[,NAME...] (datatypes
  * used at counts >= 1<<20; default all), --counts N[,N...] (replaces the
  * count list, for exploring; counts >= 1<<20 get only SUM/MAX/AVG), --tag X
- * (ignored; lets a runner find its own processes).
+ * (ignored; lets a runner find its own processes), --nb (every collective,
+ * barrier included, through its nonblocking i-form; the request is completed
+ * in rotation by plx_wait, a plx_test polling loop, plx_waitall and
+ * plx_waitany, and the request contracts of plexus.h are checked on the way:
+ * see "blocking or nonblocking calls" below).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -590,11 +594,170 @@ static int check_status(const tcase_t *t, plx_status_t st)
     return 0;
 }
 
+/* ---- blocking or nonblocking calls ---------------------------------------
+ * With --nb every collective goes through its i-form, and the request is
+ * completed by one of four paths taken in rotation (plx_wait, a plx_test
+ * polling loop, plx_waitall and plx_waitany over arrays with NULL entries
+ * around the request), so that each path sees every collective, datatype
+ * and size.  The contracts checked on the way: a refused i-call leaves *req
+ * untouched; a completed request is set to NULL; plx_test reports done == 0
+ * only with PLX_SUCCESS; waitall reports the status of its NULL entries as
+ * PLX_SUCCESS; waitany names the right index, then -1 once all are NULL. */
+#define REQ_MARK ((plx_request_t)(uintptr_t)0x5eed)   /* "never written" marker */
+static int g_nb;                      /* --nb */
+static unsigned g_nb_turn;            /* completion path rotation */
+static long g_nb_paths[4];            /* completions per path (printed) */
+static const tcase_t *g_cur;          /* case being run, for failure lines */
+
+static void nb_fail(const char *what, const char *got, const char *exp)
+{
+    static const tcase_t none = {C_COMM, PLX_INT32, -1, 0, -1, 0};
+    report(g_cur ? g_cur : &none, g_rank, what, -1, got, exp);
+}
+
+/* Complete *req by the next path in rotation; returns the operation's status. */
+static plx_status_t nb_complete(plx_request_t *req)
+{
+    plx_status_t st = PLX_SUCCESS;
+    /* the phase shifts every 4 calls, so that the sweep's loops of 2 and 4
+     * (in place or not, roots) do not always meet the same path, while each
+     * path still gets every fourth call */
+    const unsigned path = (g_nb_turn + g_nb_turn / 4) % 4;
+    g_nb_turn++;
+    g_nb_paths[path]++;
+    switch (path) {
+    case 0:
+        st = plx_wait(req);
+        break;
+    case 1: {
+        int done = 0;
+        /* bounded: plx_test ends a request older than PLX_TIMEOUT itself,
+         * and plexusrun --timeout bounds the whole job */
+        while (!done) {
+            st = plx_test(req, &done);
+            if (!done && (st != PLX_SUCCESS || *req == NULL)) {
+                g_checks++;
+                nb_fail("test-not-done-but-status-or-null-request", plx_strerror(st),
+                        "PLX_SUCCESS and a live request");
+                return st != PLX_SUCCESS ? st : PLX_ERR_INTERNAL;
+            }
+        }
+        break;
+    }
+    case 2: {
+        plx_request_t arr[3] = {NULL, *req, NULL};
+        plx_status_t sts[3] = {PLX_ERR_INTERNAL, PLX_ERR_INTERNAL, PLX_ERR_INTERNAL};
+        plx_status_t first = plx_waitall(3, arr, sts);
+        st = sts[1];
+        g_checks++;
+        if (arr[0] || arr[1] || arr[2] || sts[0] != PLX_SUCCESS || sts[2] != PLX_SUCCESS || first != st)
+            nb_fail("waitall-contract", "non-NULL entry, NULL entry status not success, or wrong return",
+                    "all entries NULL, statuses[NULL entries] = success, return = first error");
+        *req = arr[1];
+        break;
+    }
+    default: {
+        plx_request_t arr[3] = {NULL, NULL, *req};
+        int idx = -7;
+        st = plx_waitany(3, arr, &idx);
+        g_checks++;
+        if (idx != 2 || arr[2] != NULL) {
+            char gs[64];
+            snprintf(gs, sizeof gs, "index %d, entry %s", idx, arr[2] ? "non-NULL" : "NULL");
+            nb_fail("waitany-index", gs, "index 2, entry NULL");
+        }
+        idx = -7;
+        plx_status_t st2 = plx_waitany(3, arr, &idx);
+        g_checks++;
+        if (st2 != PLX_SUCCESS || idx != -1)
+            nb_fail("waitany-all-null", plx_strerror(st2), "PLX_SUCCESS and index -1");
+        *req = arr[2];
+        break;
+    }
+    }
+    g_checks++;
+    if (*req != NULL)
+        nb_fail("request-not-null-after-completion", "non-NULL", "NULL");
+    return st;
+}
+
+/* After an i-call: refused -> *req untouched; started -> complete it. */
+static plx_status_t nb_finish(plx_status_t st, plx_request_t *req)
+{
+    if (st != PLX_SUCCESS) {
+        g_checks++;
+        if (*req != REQ_MARK)
+            nb_fail("refused-i-call-wrote-request", "*req changed", "*req untouched");
+        return st;
+    }
+    g_checks++;
+    if (*req == REQ_MARK) {
+        nb_fail("started-i-call-left-request-unset", "*req untouched", "a request");
+        return PLX_ERR_INTERNAL;
+    }
+    return nb_complete(req);
+}
+
+#define NB_OR_BLOCKING(icall, bcall)                      \
+    do {                                                  \
+        if (!g_nb) return bcall;                          \
+        plx_request_t req = REQ_MARK;                     \
+        return nb_finish(icall, &req);                    \
+    } while (0)
+
+static plx_status_t x_barrier(plx_comm_t comm)
+{
+    NB_OR_BLOCKING(plx_ibarrier(comm, &req), plx_barrier(comm));
+}
+static plx_status_t x_bcast(void *buf, size_t c, plx_dtype_t dt, int root, plx_comm_t comm)
+{
+    NB_OR_BLOCKING(plx_ibcast(buf, c, dt, root, comm, &req), plx_bcast(buf, c, dt, root, comm));
+}
+static plx_status_t x_reduce(const void *s, void *r, size_t c, plx_dtype_t dt, plx_op_t op, int root,
+                             plx_comm_t comm)
+{
+    NB_OR_BLOCKING(plx_ireduce(s, r, c, dt, op, root, comm, &req), plx_reduce(s, r, c, dt, op, root, comm));
+}
+static plx_status_t x_allreduce(const void *s, void *r, size_t c, plx_dtype_t dt, plx_op_t op, plx_comm_t comm)
+{
+    NB_OR_BLOCKING(plx_iallreduce(s, r, c, dt, op, comm, &req), plx_allreduce(s, r, c, dt, op, comm));
+}
+static plx_status_t x_allgather(const void *s, void *r, size_t c, plx_dtype_t dt, plx_comm_t comm)
+{
+    NB_OR_BLOCKING(plx_iallgather(s, r, c, dt, comm, &req), plx_allgather(s, r, c, dt, comm));
+}
+static plx_status_t x_reduce_scatter(const void *s, void *r, size_t c, plx_dtype_t dt, plx_op_t op,
+                                     plx_comm_t comm)
+{
+    NB_OR_BLOCKING(plx_ireduce_scatter(s, r, c, dt, op, comm, &req), plx_reduce_scatter(s, r, c, dt, op, comm));
+}
+static plx_status_t x_alltoall(const void *s, void *r, size_t c, plx_dtype_t dt, plx_comm_t comm)
+{
+    NB_OR_BLOCKING(plx_ialltoall(s, r, c, dt, comm, &req), plx_alltoall(s, r, c, dt, comm));
+}
+static plx_status_t x_gather(const void *s, void *r, size_t c, plx_dtype_t dt, int root, plx_comm_t comm)
+{
+    NB_OR_BLOCKING(plx_igather(s, r, c, dt, root, comm, &req), plx_gather(s, r, c, dt, root, comm));
+}
+static plx_status_t x_scatter(const void *s, void *r, size_t c, plx_dtype_t dt, int root, plx_comm_t comm)
+{
+    NB_OR_BLOCKING(plx_iscatter(s, r, c, dt, root, comm, &req), plx_scatter(s, r, c, dt, root, comm));
+}
+
 /* ---- one collective test on one communicator ----------------------------
  * gens[r] is the generator id of comm rank r (its world rank). */
 static gbuf_t g_sb, g_rb;
 
+static void run_case_body(plx_comm_t comm, const int *gens, const tcase_t *t);
+
 static void run_case(plx_comm_t comm, const int *gens, const tcase_t *t)
+{
+    g_cur = t;
+    run_case_body(comm, gens, t);
+    g_cur = NULL;
+}
+
+static void run_case_body(plx_comm_t comm, const int *gens, const tcase_t *t)
 {
     int me, n;
     if (plx_comm_rank(comm, &me) != PLX_SUCCESS || plx_comm_size(comm, &n) != PLX_SUCCESS)
@@ -619,7 +782,7 @@ static void run_case(plx_comm_t comm, const int *gens, const tcase_t *t)
         gbuf_sentinel(rb, rbytes);
         if (isroot)
             make_input(t, kind, mygen, tid, c, gbuf_ptr(rb));
-        st = plx_bcast(gbuf_ptr(rb), c, dt, root, comm);
+        st = x_bcast(gbuf_ptr(rb), c, dt, root, comm);
         if (!check_status(t, st)) return;
         if (isroot)
             check_pristine(t, gbuf_ptr(rb), c, "root-buf-changed");
@@ -641,9 +804,9 @@ static void run_case(plx_comm_t comm, const int *gens, const tcase_t *t)
         make_input(t, kind, mygen, tid, c, use_ip ? gbuf_ptr(rb) : gbuf_ptr(sb));
         const void *s = use_ip ? PLX_IN_PLACE : (const void *)gbuf_ptr(sb);
         if (all)
-            st = plx_allreduce(s, gbuf_ptr(rb), c, dt, (plx_op_t)t->op, comm);
+            st = x_allreduce(s, gbuf_ptr(rb), c, dt, (plx_op_t)t->op, comm);
         else
-            st = plx_reduce(s, gbuf_ptr(rb), c, dt, (plx_op_t)t->op, root, comm);
+            st = x_reduce(s, gbuf_ptr(rb), c, dt, (plx_op_t)t->op, root, comm);
         if (!check_status(t, st)) return;
         if (!use_ip) {
             check_pristine(t, gbuf_ptr(sb), c, "sendbuf-changed");
@@ -670,9 +833,9 @@ static void run_case(plx_comm_t comm, const int *gens, const tcase_t *t)
         make_input(t, kind, mygen, tid, c, use_ip ? gbuf_ptr(rb) + (size_t)me * c * es : gbuf_ptr(sb));
         const void *s = use_ip ? PLX_IN_PLACE : (const void *)gbuf_ptr(sb);
         if (all)
-            st = plx_allgather(s, gbuf_ptr(rb), c, dt, comm);
+            st = x_allgather(s, gbuf_ptr(rb), c, dt, comm);
         else
-            st = plx_gather(s, gbuf_ptr(rb), c, dt, root, comm);
+            st = x_gather(s, gbuf_ptr(rb), c, dt, root, comm);
         if (!check_status(t, st)) return;
         if (!use_ip) {
             check_pristine(t, gbuf_ptr(sb), c, "sendbuf-changed");
@@ -700,7 +863,7 @@ static void run_case(plx_comm_t comm, const int *gens, const tcase_t *t)
         gbuf_sentinel(rb, rbytes);
         make_input(t, kind, mygen, tid, nc, ip ? gbuf_ptr(rb) : gbuf_ptr(sb));
         const void *s = ip ? PLX_IN_PLACE : (const void *)gbuf_ptr(sb);
-        st = plx_reduce_scatter(s, gbuf_ptr(rb), c, dt, (plx_op_t)t->op, comm);
+        st = x_reduce_scatter(s, gbuf_ptr(rb), c, dt, (plx_op_t)t->op, comm);
         if (!check_status(t, st)) return;
         if (!ip) {
             check_pristine(t, gbuf_ptr(sb), nc, "sendbuf-changed");
@@ -720,7 +883,7 @@ static void run_case(plx_comm_t comm, const int *gens, const tcase_t *t)
         gbuf_sentinel(rb, rbytes);
         make_input(t, kind, mygen, tid, nc, ip ? gbuf_ptr(rb) : gbuf_ptr(sb));
         const void *s = ip ? PLX_IN_PLACE : (const void *)gbuf_ptr(sb);
-        st = plx_alltoall(s, gbuf_ptr(rb), c, dt, comm);
+        st = x_alltoall(s, gbuf_ptr(rb), c, dt, comm);
         if (!check_status(t, st)) return;
         if (!ip) {
             check_pristine(t, gbuf_ptr(sb), nc, "sendbuf-changed");
@@ -746,7 +909,7 @@ static void run_case(plx_comm_t comm, const int *gens, const tcase_t *t)
         if (isroot)
             make_input(t, kind, mygen, tid, nc, gbuf_ptr(sb));
         void *r = use_ip ? PLX_IN_PLACE : (void *)gbuf_ptr(rb);
-        st = plx_scatter(gbuf_ptr(sb), r, c, dt, root, comm);
+        st = x_scatter(gbuf_ptr(sb), r, c, dt, root, comm);
         if (!check_status(t, st)) return;
         if (isroot)
             check_pristine(t, gbuf_ptr(sb), nc, "sendbuf-changed");
@@ -773,6 +936,7 @@ static void run_barrier(plx_comm_t comm, int iters)
     plx_comm_rank(comm, &me);
     plx_comm_size(comm, &n);
     tcase_t t = {C_BARRIER, PLX_FLOAT64, -1, 0, -1, 0};
+    g_cur = &t;
     double *stamps = malloc(2 * (size_t)n * sizeof(double));
     if (!stamps) die("out of memory");
     for (int it = 0; it < iters; it++) {
@@ -780,10 +944,10 @@ static void run_barrier(plx_comm_t comm, int iters)
             usleep(20000);
         double mine[2];
         mine[0] = now_real();
-        plx_status_t st = plx_barrier(comm);
+        plx_status_t st = x_barrier(comm);
         mine[1] = now_real();
         if (!check_status(&t, st)) continue;
-        st = plx_allgather(mine, stamps, 2, PLX_FLOAT64, comm);
+        st = x_allgather(mine, stamps, 2, PLX_FLOAT64, comm);
         if (!check_status(&t, st)) continue;
         double last_in = stamps[0], first_out = stamps[1];
         int who_in = 0, who_out = 0;
@@ -800,6 +964,7 @@ static void run_barrier(plx_comm_t comm, int iters)
         }
     }
     free(stamps);
+    g_cur = NULL;
 }
 
 /* ---- the sweep ---------------------------------------------------------- */
@@ -958,11 +1123,11 @@ static void split_pass(plx_comm_t world, int key_sign)
     expect_st(plx_comm_rank(stale, &r), PLX_ERR_INVALID_ARG, "comm_rank-on-freed-comm");
     expect_int(r, -7, "comm_rank-on-freed-comm-wrote-output");
     int x = 1, y = -7;
-    expect_st(plx_allreduce(&x, &y, 1, PLX_INT32, PLX_SUM, stale), PLX_ERR_INVALID_ARG,
+    expect_st(x_allreduce(&x, &y, 1, PLX_INT32, PLX_SUM, stale), PLX_ERR_INVALID_ARG,
               "allreduce-on-freed-comm");
     expect_int(y, -7, "allreduce-on-freed-comm-wrote-recvbuf");
-    expect_st(plx_bcast(&x, 1, PLX_INT32, 0, stale), PLX_ERR_INVALID_ARG, "bcast-on-freed-comm");
-    expect_st(plx_barrier(stale), PLX_ERR_INVALID_ARG, "barrier-on-freed-comm");
+    expect_st(x_bcast(&x, 1, PLX_INT32, 0, stale), PLX_ERR_INVALID_ARG, "bcast-on-freed-comm");
+    expect_st(x_barrier(stale), PLX_ERR_INVALID_ARG, "barrier-on-freed-comm");
 }
 
 /* Ranks that ran different numbers of cases (sub-communicators of other
@@ -970,7 +1135,7 @@ static void split_pass(plx_comm_t world, int key_sign)
 static void sync_tid(plx_comm_t world)
 {
     uint64_t mx = g_tid, got = 0;
-    expect_st(plx_allreduce(&mx, &got, 1, PLX_UINT64, PLX_MAX, world), PLX_SUCCESS, "allreduce-tid-sync");
+    expect_st(x_allreduce(&mx, &got, 1, PLX_UINT64, PLX_MAX, world), PLX_SUCCESS, "allreduce-tid-sync");
     g_tid = got;
 }
 
@@ -1146,7 +1311,7 @@ static void comm_pass(plx_comm_t world)
 /* ---- main --------------------------------------------------------------- */
 static void usage(void)
 {
-    fprintf(stderr, "usage: coll_check [--quick] [--coll NAME[,NAME..]] [--seed N] "
+    fprintf(stderr, "usage: coll_check [--quick] [--nb] [--coll NAME[,NAME..]] [--seed N] "
                     "[--big-dtypes NAME[,NAME..]] [--counts N[,N..]] [--tag X]\n");
     exit(2);
 }
@@ -1179,6 +1344,7 @@ int main(int argc, char **argv)
     const char *coll_arg = NULL, *big_arg = NULL, *counts_arg = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) g_quick = 1;
+        else if (!strcmp(argv[i], "--nb")) g_nb = 1;
         else if (!strcmp(argv[i], "--coll") && i + 1 < argc) coll_arg = argv[++i];
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc) g_seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--big-dtypes") && i + 1 < argc) big_arg = argv[++i];
@@ -1263,8 +1429,13 @@ int main(int argc, char **argv)
     free(g_exp.p);
     free(g_pristine.p);
     free(g_acc.p);
-    if (g_rank == 0)
-        printf("coll_check: total %.2f s\n", now_mono() - t_all);
-    printf("coll_check: rank %d size %d: %ld checks, %ld failures\n", g_rank, g_size, g_checks, g_fails);
+    if (g_rank == 0) {
+        printf("coll_check: total %.2f s%s\n", now_mono() - t_all, g_nb ? " (nonblocking)" : "");
+        if (g_nb)
+            printf("coll_check: completions by wait %ld, test loop %ld, waitall %ld, waitany %ld (rank 0)\n",
+                   g_nb_paths[0], g_nb_paths[1], g_nb_paths[2], g_nb_paths[3]);
+    }
+    printf("coll_check: rank %d size %d%s: %ld checks, %ld failures\n", g_rank, g_size, g_nb ? " nb" : "",
+           g_checks, g_fails);
     return g_fails ? 1 : 0;
 }

@@ -37,9 +37,21 @@
  *    still received; a small (eager) and a large message with the same tag
  *    arrive in send order.
  *
+ * With --nb every send and receive above goes through plx_isend/plx_irecv,
+ * completed in rotation by plx_wait, a plx_test polling loop, plx_waitall
+ * and plx_waitany (a refused call must leave *req untouched, a completed
+ * request must come back NULL, the receive's status -- PLX_ERR_TRUNCATE
+ * included -- is the one the completion returns).  Beyond that, what only
+ * nonblocking calls allow: the ring posts its receive and its send together
+ * and completes them in varying orders (no even/odd ordering needed, and a
+ * 1-rank job sends itself every ring size); rank 0 sends large messages with
+ * tags 1, 2, 3 (4 MiB, 1 KiB, 1 MiB) that rank 1 receives in the order 3,
+ * 2, 1 -- the case that deadlocks with blocking calls.
+ *
  * Final line: `p2p_check: rank R: N checks, M failures`; exit 1 on failure.
  * Options: --max-bytes N (largest ring message, default 64 MiB), --self-any
- * (self-send at every ring size), --tag X (ignored; for runners).
+ * (self-send at every ring size), --nb (nonblocking, see above), --tag X
+ * (ignored; for runners).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -59,6 +71,8 @@
 
 static int g_rank, g_size;
 static long g_checks, g_fails;
+static int g_nb;                 /* --nb: isend/irecv + a completion call */
+static unsigned g_nb_turn;       /* rotates the completion path */
 
 static void fail(const char *fmt, ...)
 {
@@ -144,6 +158,91 @@ static int expect(plx_status_t st, plx_status_t want, const char *what)
     return 1;
 }
 
+/* ---- nonblocking completion --------------------------------------------- */
+#define REQ_MARK ((plx_request_t)(uintptr_t)0x5eed)   /* "never written" marker */
+
+/* Complete *req through plx_wait, a plx_test loop, plx_waitall or
+ * plx_waitany (in rotation, with NULL entries around it); the operation's
+ * status is returned and *req must come back NULL. */
+static plx_status_t nb_complete(plx_request_t *req, const char *what)
+{
+    plx_status_t st;
+    switch (g_nb_turn++ % 4) {
+    case 0:
+        st = plx_wait(req);
+        break;
+    case 1: {
+        int done = 0;
+        do {   /* bounded: plx_test ends a request older than PLX_TIMEOUT */
+            st = plx_test(req, &done);
+        } while (!done && st == PLX_SUCCESS);
+        g_checks++;
+        if (!done)
+            fail("%s: plx_test returned %s with done == 0", what, plx_strerror(st));
+        break;
+    }
+    case 2: {
+        plx_request_t arr[3] = {NULL, *req, NULL};
+        plx_status_t sts[3] = {PLX_ERR_INTERNAL, PLX_ERR_INTERNAL, PLX_ERR_INTERNAL};
+        plx_status_t first = plx_waitall(3, arr, sts);
+        st = sts[1];
+        g_checks++;
+        if (first != st || sts[0] != PLX_SUCCESS || sts[2] != PLX_SUCCESS || arr[0] || arr[2])
+            fail("%s: plx_waitall returned %d, statuses %d %d %d", what, (int)first, (int)sts[0],
+                 (int)sts[1], (int)sts[2]);
+        *req = arr[1];
+        break;
+    }
+    default: {
+        plx_request_t arr[3] = {NULL, *req, NULL};
+        int idx = -7;
+        st = plx_waitany(3, arr, &idx);
+        g_checks++;
+        if (idx != 1)
+            fail("%s: plx_waitany index %d, expected 1", what, idx);
+        *req = arr[1];
+        break;
+    }
+    }
+    g_checks++;
+    if (*req != NULL)
+        fail("%s: request not NULL after completion", what);
+    return st;
+}
+
+/* After plx_isend/plx_irecv returned st: refused -> *req untouched,
+ * started -> completed; returns the final status. */
+static plx_status_t nb_finish(plx_status_t st, plx_request_t *req, const char *what)
+{
+    g_checks++;
+    if (st != PLX_SUCCESS) {
+        if (*req != REQ_MARK)
+            fail("%s: refused call (%s) wrote *req", what, plx_strerror(st));
+        return st;
+    }
+    if (*req == REQ_MARK) {
+        fail("%s: started call left *req unset", what);
+        return PLX_ERR_INTERNAL;
+    }
+    return nb_complete(req, what);
+}
+
+static plx_status_t x_send(const void *buf, size_t count, plx_dtype_t dt, int peer, int tag,
+                           plx_comm_t comm, const char *what)
+{
+    if (!g_nb) return plx_send(buf, count, dt, peer, tag, comm);
+    plx_request_t req = REQ_MARK;
+    return nb_finish(plx_isend(buf, count, dt, peer, tag, comm, &req), &req, what);
+}
+
+static plx_status_t x_recv(void *buf, size_t count, plx_dtype_t dt, int peer, int tag,
+                           plx_comm_t comm, size_t *received, const char *what)
+{
+    if (!g_nb) return plx_recv(buf, count, dt, peer, tag, comm, received);
+    plx_request_t req = REQ_MARK;
+    return nb_finish(plx_irecv(buf, count, dt, peer, tag, comm, received, &req), &req, what);
+}
+
 /* A receive buffer: guard | bytes | guard, all sentinel. */
 typedef struct rbuf {
     unsigned char *base;
@@ -180,7 +279,7 @@ static void recv_check(plx_comm_t comm, int peer, int tag, plx_dtype_t dt, size_
     rbuf_t b;
     unsigned char *p = rb_init(&b, count * es);
     size_t got = (size_t)-1;
-    plx_status_t st = plx_recv(p, count, dt, peer, tag, comm, &got);
+    plx_status_t st = x_recv(p, count, dt, peer, tag, comm, &got, what);
     if (expect(st, PLX_SUCCESS, what)) {
         g_checks++;
         if (got != msg_count)
@@ -200,7 +299,7 @@ static void send_msg(plx_comm_t comm, int peer, int tag, plx_dtype_t dt, size_t 
     size_t es = plx_dtype_size(dt), bytes = count * es;
     unsigned char *p = xalloc(bytes);
     fill_msg(p, bytes, src_id, key);
-    plx_status_t st = plx_send(p, count, dt, peer, tag, comm);
+    plx_status_t st = x_send(p, count, dt, peer, tag, comm, what);
     expect(st, PLX_SUCCESS, what);
     long off;
     g_checks++;
@@ -210,6 +309,76 @@ static void send_msg(plx_comm_t comm, int peer, int tag, plx_dtype_t dt, size_t 
 }
 
 /* ---- ring ---------------------------------------------------------------- */
+/* --nb ring step: receive and send posted together (in an order that
+ * alternates with step), completed by waitall, send-then-receive waits, or
+ * waitany, then checked like the blocking step. */
+static void ring_step_nb(plx_comm_t comm, int right, int left, int tag, plx_dtype_t dt, size_t count,
+                         uint64_t key, int step, const char *what)
+{
+    size_t es = plx_dtype_size(dt), bytes = count * es;
+    rbuf_t b;
+    unsigned char *rp = rb_init(&b, bytes);
+    unsigned char *sp = xalloc(bytes);
+    fill_msg(sp, bytes, g_rank, key);
+    size_t got = (size_t)-1;
+    plx_request_t rq[2] = {REQ_MARK, REQ_MARK};      /* [0] receive, [1] send */
+    plx_status_t sts[2] = {PLX_ERR_INTERNAL, PLX_ERR_INTERNAL}, ps[2];
+    if (step % 2) {
+        ps[1] = plx_isend(sp, count, dt, right, tag, comm, &rq[1]);
+        ps[0] = plx_irecv(rp, count, dt, left, tag, comm, &got, &rq[0]);
+    } else {
+        ps[0] = plx_irecv(rp, count, dt, left, tag, comm, &got, &rq[0]);
+        ps[1] = plx_isend(sp, count, dt, right, tag, comm, &rq[1]);
+    }
+    if (!expect(ps[0], PLX_SUCCESS, what) || !expect(ps[1], PLX_SUCCESS, what)) {
+        /* a half-posted exchange cannot be undone safely: stop the job */
+        printf("p2p_check: rank %d: giving up after a failed post\n", g_rank);
+        exit(1);
+    }
+    switch (step % 3) {
+    case 0:
+        plx_waitall(2, rq, sts);
+        break;
+    case 1:
+        sts[1] = nb_complete(&rq[1], what);
+        sts[0] = nb_complete(&rq[0], what);
+        break;
+    default:
+        for (int k = 0; k < 2; k++) {
+            int idx = -1;
+            plx_status_t st = plx_waitany(2, rq, &idx);
+            g_checks++;
+            if (idx < 0 || idx > 1 || rq[idx] != NULL) {
+                fail("%s: plx_waitany gave index %d", what, idx);
+                plx_waitall(2, rq, NULL);
+                break;
+            }
+            sts[idx] = st;
+        }
+        break;
+    }
+    g_checks++;
+    if (rq[0] || rq[1])
+        fail("%s: requests not NULL after completion", what);
+    expect(sts[1], PLX_SUCCESS, what);
+    if (expect(sts[0], PLX_SUCCESS, what)) {
+        long off;
+        g_checks++;
+        if (got != count)
+            fail("%s: *received = %zu, expected %zu", what, got, count);
+        g_checks++;
+        if ((off = check_msg(rp, bytes, left, key)) >= 0)
+            fail("%s: wrong data at element %ld (byte %ld)", what, off / (long)es, off);
+        rb_check_rest(&b, bytes, what);
+    }
+    long off;
+    g_checks++;
+    if ((off = check_msg(sp, bytes, g_rank, key)) >= 0)
+        fail("%s: send buffer changed at byte %ld", what, off);
+    free(sp);
+    rb_free(&b);
+}
+
 static void ring(plx_comm_t comm, size_t max_bytes, int self_any)
 {
     static const plx_dtype_t dts[4] = {PLX_UINT8, PLX_INT32, PLX_FLOAT16, PLX_FLOAT64};
@@ -223,13 +392,17 @@ static void ring(plx_comm_t comm, size_t max_bytes, int self_any)
             size_t count = bytes / es;
             if (count == last_count) continue;
             last_count = count;
-            if (g_size == 1 && !self_any && count * es > 1024) continue;
+            /* blocking self-sends stay small (see the header); nonblocking ones
+             * post the receive with the send, so any size is legal */
+            if (g_size == 1 && !self_any && !g_nb && count * es > 1024) continue;
             int tag = 1000 + step++;
             uint64_t key = ((uint64_t)d << 32) | (uint64_t)count;
             char what[96];
             snprintf(what, sizeof what, "ring dtype=%s count=%zu (%zu bytes) tag=%d", plx_dtype_name(dt),
                      count, count * es, tag);
-            if (g_rank % 2 == 0) {
+            if (g_nb) {
+                ring_step_nb(comm, right, left, tag, dt, count, key, step, what);
+            } else if (g_rank % 2 == 0) {
                 send_msg(comm, right, tag, dt, count, g_rank, key, what);
                 recv_check(comm, left, tag, dt, count, count, left, key, what);
             } else {
@@ -286,6 +459,42 @@ static void out_of_order(plx_comm_t comm)
     }
 }
 
+/* --nb only: large messages with tags 1, 2, 3 all in flight from rank 0,
+ * received by rank 1 one at a time in the order 3, 2, 1.  With blocking
+ * sends this deadlocks (rank 0 waits in tag 1's send, rank 1 in tag 3's
+ * receive); with nonblocking sends it must work at every size. */
+static void out_of_order_large_nb(plx_comm_t comm)
+{
+    static const size_t counts[4] = {0, 1u << 20, 256, 1u << 18};   /* index = tag; int32 */
+    if (g_rank == 0) {
+        unsigned char *bufs[3];
+        plx_request_t rq[3];
+        for (int tag = 1; tag <= 3; tag++) {
+            size_t bytes = counts[tag] * 4;
+            bufs[tag - 1] = xalloc(bytes);
+            fill_msg(bufs[tag - 1], bytes, 0, 7000 + (uint64_t)tag);
+            rq[tag - 1] = REQ_MARK;
+            if (!expect(plx_isend(bufs[tag - 1], counts[tag], PLX_INT32, 1, 70 + tag, comm, &rq[tag - 1]),
+                        PLX_SUCCESS, "large out-of-order isend")) {
+                printf("p2p_check: rank %d: giving up after a failed post\n", g_rank);
+                exit(1);
+            }
+        }
+        plx_status_t sts[3];
+        expect(plx_waitall(3, rq, sts), PLX_SUCCESS, "large out-of-order isend waitall");
+        for (int k = 0; k < 3; k++) {
+            expect(sts[k], PLX_SUCCESS, "large out-of-order isend status");
+            free(bufs[k]);
+        }
+    } else if (g_rank == 1) {
+        for (int tag = 3; tag >= 1; tag--) {
+            char what[64];
+            snprintf(what, sizeof what, "large out-of-order irecv tag %d", 70 + tag);
+            recv_check(comm, 0, 70 + tag, PLX_INT32, counts[tag], counts[tag], 0, 7000 + (uint64_t)tag, what);
+        }
+    }
+}
+
 /* A small message sent before a collective and received after it: p2p and
  * collective traffic must not be confused.  Then an eager (small) and a
  * large message with the same tag: they arrive in send order although they
@@ -336,7 +545,7 @@ static void recv_trunc(plx_comm_t comm, int peer, int tag, plx_dtype_t dt, size_
     rbuf_t b;
     unsigned char *p = rb_init(&b, count * es);
     size_t got = (size_t)-1;
-    plx_status_t st = plx_recv(p, count, dt, peer, tag, comm, &got);
+    plx_status_t st = x_recv(p, count, dt, peer, tag, comm, &got, what);
     expect(st, PLX_ERR_TRUNCATE, what);
     g_checks++;
     if (got != msg_count && got != count)
@@ -369,7 +578,7 @@ static void received_and_truncate(plx_comm_t comm)
             {
                 rbuf_t b;
                 unsigned char *p = rb_init(&b, 10 * 4);
-                plx_status_t st = plx_recv(p, 10, PLX_INT32, 0, 31, comm, NULL);
+                plx_status_t st = x_recv(p, 10, PLX_INT32, 0, 31, comm, NULL, "recv with received=NULL");
                 if (expect(st, PLX_SUCCESS, "recv with received=NULL")) {
                     long off;
                     g_checks++;
@@ -414,9 +623,10 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--max-bytes") && i + 1 < argc) max_bytes = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--self-any")) self_any = 1;
+        else if (!strcmp(argv[i], "--nb")) g_nb = 1;
         else if (!strcmp(argv[i], "--tag") && i + 1 < argc) i++;
         else {
-            fprintf(stderr, "usage: p2p_check [--max-bytes N] [--self-any] [--tag X]\n");
+            fprintf(stderr, "usage: p2p_check [--max-bytes N] [--self-any] [--nb] [--tag X]\n");
             return 2;
         }
     }
@@ -439,6 +649,8 @@ int main(int argc, char **argv)
     ring(world, max_bytes, self_any);
     if (g_size >= 2) {
         out_of_order(world);
+        if (g_nb)
+            out_of_order_large_nb(world);
         mixed_traffic(world);
     }
     self_send(world);
@@ -450,7 +662,9 @@ int main(int argc, char **argv)
     st = plx_finalize(&ctx);
     expect(st, PLX_SUCCESS, "plx_finalize");
     if (g_rank == 0)
-        printf("p2p_check: %.2f s\n", (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+        printf("p2p_check: %.2f s%s\n",
+               (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
+               g_nb ? " (nonblocking)" : "");
     printf("p2p_check: rank %d: %ld checks, %ld failures\n", g_rank, g_checks, g_fails);
     return g_fails ? 1 : 0;
 }
