@@ -176,6 +176,20 @@ static plx_status_t icoll(const char *fn, plx_comm_t comm, const coll_args_t *a,
     return start_coll(comm, a, req);
 }
 
+/* Every blocking collective: the same checks, start and wait as the i-form
+ * plus plx_wait, with the context lock taken once for both. */
+static plx_status_t coll(const char *fn, plx_comm_t comm, const coll_args_t *a)
+{
+    PLX_CHECK(plx_coll_check_args(fn, comm, a));
+    if (a->coll != PLX_COLL_BARRIER && a->count == 0) return PLX_SUCCESS;
+    plx_request_t req;
+    plx_ctx_lock(comm->ctx);
+    plx_status_t st = start_coll_locked(comm, a, &req);
+    if (st == PLX_SUCCESS) st = plx_req_wait_locked(&req);
+    plx_ctx_unlock(comm->ctx);
+    return st;
+}
+
 /* ---- the public calls ---------------------------------------------------------- */
 plx_status_t plx_ibarrier(plx_comm_t comm, plx_request_t *req)
 {
@@ -185,9 +199,8 @@ plx_status_t plx_ibarrier(plx_comm_t comm, plx_request_t *req)
 
 plx_status_t plx_barrier(plx_comm_t comm)
 {
-    plx_request_t req;
-    PLX_CHECK(plx_ibarrier(comm, &req));
-    return plx_wait(&req);
+    coll_args_t a = { .coll = PLX_COLL_BARRIER, .dt = PLX_UINT8 };
+    return coll("plx_barrier", comm, &a);
 }
 
 plx_status_t plx_ibcast(void *buf, size_t count, plx_dtype_t dt, int root, plx_comm_t comm, plx_request_t *req)
@@ -199,9 +212,9 @@ plx_status_t plx_ibcast(void *buf, size_t count, plx_dtype_t dt, int root, plx_c
 
 plx_status_t plx_bcast(void *buf, size_t count, plx_dtype_t dt, int root, plx_comm_t comm)
 {
-    plx_request_t req;
-    PLX_CHECK(plx_ibcast(buf, count, dt, root, comm, &req));
-    return plx_wait(&req);
+    coll_args_t a = { .coll = PLX_COLL_BCAST, .sbuf = buf, .rbuf = buf, .count = count, .dt = dt,
+                      .root = root };
+    return coll("plx_bcast", comm, &a);
 }
 
 plx_status_t plx_ireduce(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
@@ -215,9 +228,9 @@ plx_status_t plx_ireduce(const void *sendbuf, void *recvbuf, size_t count, plx_d
 plx_status_t plx_reduce(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
                         plx_op_t op, int root, plx_comm_t comm)
 {
-    plx_request_t req;
-    PLX_CHECK(plx_ireduce(sendbuf, recvbuf, count, dt, op, root, comm, &req));
-    return plx_wait(&req);
+    coll_args_t a = { .coll = PLX_COLL_REDUCE, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
+                      .dt = dt, .op = op, .root = root };
+    return coll("plx_reduce", comm, &a);
 }
 
 plx_status_t plx_iallreduce(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
@@ -231,9 +244,9 @@ plx_status_t plx_iallreduce(const void *sendbuf, void *recvbuf, size_t count, pl
 plx_status_t plx_allreduce(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
                            plx_op_t op, plx_comm_t comm)
 {
-    plx_request_t req;
-    PLX_CHECK(plx_iallreduce(sendbuf, recvbuf, count, dt, op, comm, &req));
-    return plx_wait(&req);
+    coll_args_t a = { .coll = PLX_COLL_ALLREDUCE, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
+                      .dt = dt, .op = op };
+    return coll("plx_allreduce", comm, &a);
 }
 
 plx_status_t plx_iallgather(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
@@ -247,9 +260,9 @@ plx_status_t plx_iallgather(const void *sendbuf, void *recvbuf, size_t count, pl
 plx_status_t plx_allgather(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
                            plx_comm_t comm)
 {
-    plx_request_t req;
-    PLX_CHECK(plx_iallgather(sendbuf, recvbuf, count, dt, comm, &req));
-    return plx_wait(&req);
+    coll_args_t a = { .coll = PLX_COLL_ALLGATHER, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
+                      .dt = dt };
+    return coll("plx_allgather", comm, &a);
 }
 
 plx_status_t plx_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount,
@@ -263,9 +276,9 @@ plx_status_t plx_ireduce_scatter(const void *sendbuf, void *recvbuf, size_t recv
 plx_status_t plx_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount,
                                 plx_dtype_t dt, plx_op_t op, plx_comm_t comm)
 {
-    plx_request_t req;
-    PLX_CHECK(plx_ireduce_scatter(sendbuf, recvbuf, recvcount, dt, op, comm, &req));
-    return plx_wait(&req);
+    coll_args_t a = { .coll = PLX_COLL_REDUCE_SCATTER, .sbuf = sendbuf, .rbuf = recvbuf,
+                      .count = recvcount, .dt = dt, .op = op };
+    return coll("plx_reduce_scatter", comm, &a);
 }
 
 plx_status_t plx_ialltoall(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
@@ -279,9 +292,9 @@ plx_status_t plx_ialltoall(const void *sendbuf, void *recvbuf, size_t count, plx
 plx_status_t plx_alltoall(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
                           plx_comm_t comm)
 {
-    plx_request_t req;
-    PLX_CHECK(plx_ialltoall(sendbuf, recvbuf, count, dt, comm, &req));
-    return plx_wait(&req);
+    coll_args_t a = { .coll = PLX_COLL_ALLTOALL, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
+                      .dt = dt };
+    return coll("plx_alltoall", comm, &a);
 }
 
 plx_status_t plx_igather(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
@@ -295,9 +308,9 @@ plx_status_t plx_igather(const void *sendbuf, void *recvbuf, size_t count, plx_d
 plx_status_t plx_gather(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
                         int root, plx_comm_t comm)
 {
-    plx_request_t req;
-    PLX_CHECK(plx_igather(sendbuf, recvbuf, count, dt, root, comm, &req));
-    return plx_wait(&req);
+    coll_args_t a = { .coll = PLX_COLL_GATHER, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
+                      .dt = dt, .root = root };
+    return coll("plx_gather", comm, &a);
 }
 
 plx_status_t plx_iscatter(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
@@ -311,9 +324,9 @@ plx_status_t plx_iscatter(const void *sendbuf, void *recvbuf, size_t count, plx_
 plx_status_t plx_scatter(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
                          int root, plx_comm_t comm)
 {
-    plx_request_t req;
-    PLX_CHECK(plx_iscatter(sendbuf, recvbuf, count, dt, root, comm, &req));
-    return plx_wait(&req);
+    coll_args_t a = { .coll = PLX_COLL_SCATTER, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
+                      .dt = dt, .root = root };
+    return coll("plx_scatter", comm, &a);
 }
 
 plx_status_t plx_query_algorithm(plx_comm_t comm, const char *collective, size_t bytes,

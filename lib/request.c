@@ -290,11 +290,15 @@ plx_status_t plx_req_collect_locked(plx_request_t *req) { return collect(req); }
  * pred must be safe to evaluate without the lock (it reads done flags). */
 typedef int (*wait_pred_t)(void *arg);
 
-static void engine_wait(plx_context_t ctx, wait_pred_t pred, void *arg)
+static void engine_wait(plx_context_t ctx, wait_pred_t pred, void *arg, struct plx_request *focus)
 {
     plx_backoff_t bo;
     plx_backoff_reset(&bo);
+    /* a node-local collective finishes by reading shared memory, not by a
+     * transport event: look at it first, before polling every transport */
+    if (focus && focus->kind != REQ_SLOTS) focus = NULL;
     for (unsigned iter = 1; !pred(arg); iter++) {
+        if (focus && advance_one(focus)) break;
         int events = plx_engine_progress(ctx);
         if ((iter & 63) == 0) plx_engine_check_deadlines(ctx);
         if (pred(arg)) break;
@@ -356,6 +360,13 @@ plx_status_t plx_test(plx_request_t *req, int *done)
     return st;
 }
 
+plx_status_t plx_req_wait_locked(plx_request_t *req)
+{
+    plx_context_t ctx = (*req)->ctx;
+    if (!req_done(*req)) engine_wait(ctx, one_done, req, *req);
+    return collect(req);
+}
+
 plx_status_t plx_wait(plx_request_t *req)
 {
     if (!req) return plx_bad_arg("plx_wait", "req is NULL");
@@ -363,7 +374,7 @@ plx_status_t plx_wait(plx_request_t *req)
     if (!req_ok(*req)) return plx_bad_arg("plx_wait", "not a live request");
     plx_context_t ctx = (*req)->ctx;
     plx_ctx_lock(ctx);
-    if (!req_done(*req)) engine_wait(ctx, one_done, req);
+    if (!req_done(*req)) engine_wait(ctx, one_done, req, *req);
     plx_status_t st = collect(req);
     plx_ctx_unlock(ctx);
     return st;
@@ -418,7 +429,7 @@ plx_status_t plx_waitall(int n, plx_request_t reqs[], plx_status_t statuses[])
     }
     plx_ctx_lock(ctx);
     multi_t m = { n, reqs, 0, -1 };
-    engine_wait(ctx, multi_done, &m);
+    engine_wait(ctx, multi_done, &m, NULL);
     plx_status_t first = PLX_SUCCESS;
     for (int i = 0; i < n; i++) {
         plx_status_t st = reqs[i] ? collect(&reqs[i]) : PLX_SUCCESS;
@@ -438,7 +449,7 @@ plx_status_t plx_waitany(int n, plx_request_t reqs[], int *index)
     if (!ctx) return PLX_SUCCESS;
     plx_ctx_lock(ctx);
     multi_t m = { n, reqs, 1, -1 };
-    engine_wait(ctx, multi_done, &m);
+    engine_wait(ctx, multi_done, &m, NULL);
     *index = m.index;
     plx_status_t st = collect(&reqs[m.index]);
     plx_ctx_unlock(ctx);

@@ -79,6 +79,8 @@ plx_status_t plx_req_start_hook(plx_context_t ctx, const plx_req_hook_t *h, plx_
  * back its status freeing it (only once finished). */
 int plx_req_is_done(plx_request_t r);
 plx_status_t plx_req_collect_locked(plx_request_t *req);
+/* plx_wait with ctx->lock already held (the blocking calls). */
+plx_status_t plx_req_wait_locked(plx_request_t *req);
 /* A request that is already complete with status st (count-0 calls);
  * takes the lock itself. */
 plx_status_t plx_req_completed(plx_context_t ctx, plx_status_t st, plx_request_t *out);
