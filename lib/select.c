@@ -9,16 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* First thresholds chosen from the algorithms' step counts (latency-bound
- * tree/doubling algorithms for small messages, bandwidth-optimal ring /
- * scatter-allgather for large); perf/RESULTS.md records the measurements
- * they are tuned from. */
+/* Set from perf/tune_sweep runs recorded in perf/RESULTS.md ("Selector
+ * defaults"): shm_slots wins every size it can carry for allreduce,
+ * allgather and barrier at 2 and 4 ranks; for bcast and reduce only at 2
+ * ranks (with more ranks than cores its two-deep slot pipeline stalls the
+ * root while p2p eager rings let it run ahead, so binomial wins).  The
+ * schedule thresholds come from the same sweeps at 2 ranks. */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
-    "bcast:0-8K@shm_slots,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
-    "reduce:0-16K@shm_slots,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather;"
-    "allreduce:0-16K@shm_slots,0-inf@hier,0-16K@recursive_doubling,16K-inf@ring;"
-    "allgather:0-8K@shm_slots,0-inf@hier,0-32K@bruck,32K-inf@ring;"
+    "bcast:0-32K/2-2@shm_slots,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
+    "reduce:0-32K/2-2@shm_slots,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather;"
+    "allreduce:0-32K@shm_slots,0-inf@hier,0-16K@recursive_doubling,16K-inf@ring;"
+    "allgather:0-32K@shm_slots,0-inf@hier,0-32K@bruck,32K-inf@ring;"
     "reduce_scatter:0-16K@recursive_halving,16K-inf@ring;"
     "alltoall:0-4K@linear,4K-inf@pairwise;"
     "gather:0-32K@binomial,32K-inf@linear;"
@@ -28,6 +30,7 @@ static const char DEFAULT_TUNE[] =
 
 typedef struct range_rule {
     size_t lo, hi;                /* [lo, hi) bytes */
+    int pmin, pmax;               /* communicator sizes [pmin, pmax] (default 1-inf) */
     const coll_algo_t *algo;
 } range_rule_t;
 
@@ -92,6 +95,29 @@ static plx_status_t parse_tune(const char *text, coll_rules_t rules[PLX_COLL_COU
                 break;
             }
             *at = '\0';
+            /* optional "/pmin-pmax": communicator sizes the range applies to */
+            int pmin = 1, pmax = INT32_MAX;
+            char *slash = strchr(item, '/');
+            if (slash) {
+                *slash = '\0';
+                char *pdash = strchr(slash + 1, '-');
+                size_t a, b;
+                if (!pdash) {
+                    snprintf(err, errlen, "PLX_TUNE: '%s' in %s is not ranks-ranks", slash + 1, rule);
+                    st = PLX_ERR_INVALID_ARG;
+                    break;
+                }
+                *pdash = '\0';
+                char *pa = trim(slash + 1), *pb = trim(pdash + 1);
+                if (plx_parse_size(pa, &a) != 0 || plx_parse_size(pb, &b) != 0 || a < 1 || a > b ||
+                    a > INT32_MAX) {
+                    snprintf(err, errlen, "PLX_TUNE: bad rank range '%s-%s' in %s", pa, pb, rule);
+                    st = PLX_ERR_INVALID_ARG;
+                    break;
+                }
+                pmin = (int)a;
+                pmax = b > INT32_MAX ? INT32_MAX : (int)b;
+            }
             *dash = '\0';
             char *lo_s = trim(item), *hi_s = trim(dash + 1), *name = trim(at + 1);
             size_t lo, hi;
@@ -111,7 +137,7 @@ static plx_status_t parse_tune(const char *text, coll_rules_t rules[PLX_COLL_COU
                 st = PLX_ERR_INVALID_ARG;
                 break;
             }
-            cr->r[cr->n++] = (range_rule_t){ lo, hi, algo };
+            cr->r[cr->n++] = (range_rule_t){ lo, hi, pmin, pmax, algo };
         }
         if (st != PLX_SUCCESS) break;
     }
@@ -139,8 +165,10 @@ void plx_select_free(plx_select_t *sel) { free(sel); }
  * comm (node-local algorithms only where every member shares this node). */
 static const coll_algo_t *lookup(const coll_rules_t *cr, size_t bytes, plx_comm_t comm)
 {
+    int p = comm ? comm->size : 0;
     for (int i = 0; i < cr->n; i++)
         if (bytes >= cr->r[i].lo && (bytes < cr->r[i].hi || cr->r[i].hi == SIZE_MAX) &&
+            (!comm || (p >= cr->r[i].pmin && p <= cr->r[i].pmax)) &&
             (!cr->r[i].algo->can_run || cr->r[i].algo->can_run(comm, bytes)))
             return cr->r[i].algo;
     return NULL;
@@ -185,6 +213,7 @@ void plx_select_print(const plx_select_t *sel, FILE *out, int comm_size)
         for (int k = 0; k < 2; k++) {
             for (int i = 0; i < sets[k]->n; i++) {
                 const range_rule_t *r = &sets[k]->r[i];
+                if (comm_size < r->pmin || comm_size > r->pmax) continue;   /* not for this size */
                 fprintf(out, "  %-15s ", plx_coll_name((plx_coll_t)c));
                 char buf[64];
                 FILE *m = fmemopen(buf, sizeof buf, "w");
@@ -195,7 +224,10 @@ void plx_select_print(const plx_select_t *sel, FILE *out, int comm_size)
                     fclose(m);
                     fprintf(out, "%-14s ", buf);
                 }
-                fprintf(out, "%s (%s)\n", r->algo->name, src[k]);
+                fprintf(out, "%s (%s%s)\n", r->algo->name, src[k],
+                        !r->algo->can_run ? ""
+                        : r->algo->node_slots ? "; only if every rank shares this node and it fits"
+                                              : "; only if the ranks span several nodes");
             }
         }
     }

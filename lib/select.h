@@ -9,8 +9,10 @@
  *
  * PLX_TUNE syntax:  rule (';' rule)*
  *   rule  := collective ':' range '@' algorithm (',' range '@' algorithm)*
- *   range := size '-' size   (bytes, K/M/G suffixes, 'inf'; lower bound
- *                             inclusive, upper exclusive)
+ *   range := size '-' size ['/' ranks '-' ranks]
+ *            (bytes, K/M/G suffixes, 'inf'; lower bound inclusive, upper
+ *            exclusive; the optional ranks range, both ends inclusive,
+ *            limits the rule to communicators of that many ranks)
  * Ranges are tried left to right; the first whose range holds the size
  * and whose algorithm can run on the communicator wins (ranges may
  * overlap: "0-32K@shm_slots,0-16K@recursive_doubling,..." runs shm_slots

@@ -92,7 +92,7 @@ START_TEST(test_tune_defaults_cover_everything)
     size_t sizes[] = { 0, 1, 8, 4096, 16384, 1 << 20, (size_t)1 << 34 };
     for (int c = 0; c < PLX_COLL_COUNT; c++)
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-            const coll_algo_t *a = plx_select_algo(sel, (plx_coll_t)c, sizes[i], 4);
+            const coll_algo_t *a = plx_select_algo(sel, (plx_coll_t)c, sizes[i], NULL);
             ck_assert_ptr_nonnull(a);
             ck_assert_int_eq(a->coll, c);
         }
@@ -107,16 +107,32 @@ START_TEST(test_tune_override)
     ck_assert_int_eq(plx_select_create("allreduce:0-1M@ring,1M-inf@recursive_doubling", &sel, err,
                                        sizeof err),
                      PLX_SUCCESS);
-    ck_assert_str_eq(plx_select_algo(sel, PLX_COLL_ALLREDUCE, 8, 4)->name, "ring");
-    ck_assert_str_eq(plx_select_algo(sel, PLX_COLL_ALLREDUCE, 1 << 20, 4)->name, "recursive_doubling");
+    ck_assert_str_eq(plx_select_algo(sel, PLX_COLL_ALLREDUCE, 8, NULL)->name, "ring");
+    ck_assert_str_eq(plx_select_algo(sel, PLX_COLL_ALLREDUCE, 1 << 20, NULL)->name, "recursive_doubling");
     /* collectives not named keep their defaults */
-    ck_assert_ptr_nonnull(plx_select_algo(sel, PLX_COLL_BCAST, 8, 4));
+    ck_assert_ptr_nonnull(plx_select_algo(sel, PLX_COLL_BCAST, 8, NULL));
     plx_select_free(sel);
 
     /* a partial range falls back to the default outside it */
     ck_assert_int_eq(plx_select_create(" bcast:1K-2K@binomial ; ", &sel, err, sizeof err), PLX_SUCCESS);
-    ck_assert_str_eq(plx_select_algo(sel, PLX_COLL_BCAST, 1500, 4)->name, "binomial");
-    ck_assert_ptr_nonnull(plx_select_algo(sel, PLX_COLL_BCAST, 1 << 30, 4));
+    ck_assert_str_eq(plx_select_algo(sel, PLX_COLL_BCAST, 1500, NULL)->name, "binomial");
+    ck_assert_ptr_nonnull(plx_select_algo(sel, PLX_COLL_BCAST, 1 << 30, NULL));
+    plx_select_free(sel);
+}
+END_TEST
+
+START_TEST(test_tune_rank_ranges)
+{
+    plx_select_t *sel;
+    char err[256] = "";
+    ck_assert_int_eq(plx_select_create("bcast:0-1K/2-2@scatter_allgather,0-1K@binomial", &sel, err,
+                                       sizeof err),
+                     PLX_SUCCESS);
+    struct plx_comm two = { 0 }, four = { 0 };
+    two.size = 2;
+    four.size = 4;
+    ck_assert_str_eq(plx_select_algo(sel, PLX_COLL_BCAST, 8, &two)->name, "scatter_allgather");
+    ck_assert_str_eq(plx_select_algo(sel, PLX_COLL_BCAST, 8, &four)->name, "binomial");
     plx_select_free(sel);
 }
 END_TEST
@@ -134,6 +150,8 @@ START_TEST(test_tune_bad)
     expect_bad("allreduce", "allreduce");
     expect_bad("allreduse:0-inf@ring", "allreduse");
     expect_bad("allreduce:0-inf@rung", "rung");
+    expect_bad("bcast:0-1K/2-x@binomial", "2-x");
+    expect_bad("bcast:0-1K/3-2@binomial", "3-2");
     expect_bad("allreduce:0-inf", "0-inf");
     expect_bad("allreduce:8K@ring", "8K");
     expect_bad("allreduce:5X-inf@ring", "5X");
@@ -218,6 +236,7 @@ int main(void)
     tcase_add_test(tc, test_config_env);
     tcase_add_test(tc, test_tune_defaults_cover_everything);
     tcase_add_test(tc, test_tune_override);
+    tcase_add_test(tc, test_tune_rank_ranges);
     tcase_add_test(tc, test_tune_bad);
     tcase_add_test(tc, test_env_table_complete);
     suite_add_tcase(s, tc);
