@@ -61,6 +61,7 @@ typedef enum {
     PLX_ERR_NOT_SUPPORTED,  /* valid request this build or machine cannot serve */
     PLX_ERR_TRUNCATE,       /* a received message was larger than the receive buffer */
     PLX_ERR_INTERNAL,       /* a bug in Plexus: please report */
+    PLX_ERR_COMPUTE_FAILED, /* a compute node of a task graph returned non-zero */
     PLX_STATUS_COUNT
 } plx_status_t;
 
@@ -298,6 +299,276 @@ plx_status_t plx_query_algorithm(plx_comm_t comm, const char *collective, size_t
 
 /* "0.1.0 (shm ucx cuda nccl)": the version and the transports built in. */
 const char *plx_version_string(void);
+
+/* ---- task graphs --------------------------------------------------------
+ * A graph holds compute nodes (a C function and its argument) and
+ * communication nodes (every collective, send and recv), joined by
+ * dependencies.  It is built once, compiled once (checks, order, queues and
+ * buffers set up), then launched any number of times; a launch allocates
+ * nothing and makes no system call when a worker is already awake.
+ *
+ *   plx_graph_t g;
+ *   plx_graph_node_t grad, ar, upd;
+ *   plx_graph_create(ctx, &g);
+ *   plx_graph_add_compute(g, backward, state, &grad);
+ *   plx_graph_add_allreduce(g, PLX_IN_PLACE, grads, n, PLX_FLOAT32, PLX_SUM, world, &ar);
+ *   plx_graph_add_compute(g, update, state, &upd);
+ *   plx_graph_depend(g, grad, ar);
+ *   plx_graph_depend(g, ar, upd);
+ *   plx_graph_compile(g);
+ *   for (step = 0; step < steps; step++)
+ *       plx_graph_run(g);          // or plx_graph_launch(g, &req) ... plx_wait(&req)
+ *   plx_graph_free(&g);
+ *
+ * Nodes are numbered 0, 1, 2, ... in the order they are added.  A compute
+ * function returns 0 on success; anything else fails the launch.
+ *
+ * Execution.  Compute nodes run on a pool of worker threads of the context
+ * (PLX_GRAPH_THREADS, default: the cores this process may use divided by
+ * the ranks on its node, at least 1), shared by all its graphs.  A compute
+ * node measured under PLX_GRAPH_INLINE_US (default 10) microseconds
+ * executes inline in the thread driving the engine instead (a hand-off to a
+ * worker and back costs more; its first run always goes to a worker, and
+ * inline nodes are timed again at one launch in 16), and the thread inside
+ * plx_graph_run also runs compute nodes when that delays no communication.  Communication nodes are posted to the
+ * progress engine, never run on a worker: they move inside plx_wait /
+ * plx_test / plx_graph_run (PLX_PROGRESS=caller) or on the progress thread
+ * (PLX_PROGRESS=thread) while compute runs.  When a node completes, every
+ * successor that became ready is dispatched at once (by the worker that
+ * finished it, without waiting for the engine), in the order of the
+ * graph's policy:
+ *   PLX_GRAPH_COMM_FIRST (default): communication nodes are posted before
+ *     the compute nodes that became ready in the same step; no ready compute
+ *     node ever waits for communication to finish;
+ *   PLX_GRAPH_COMPUTE_FIRST: compute nodes first (the right order when
+ *     posting communication can block, as on a GPU stream);
+ *   PLX_GRAPH_FIFO: the naive executor, for measuring: one queue in ready
+ *     order, each compute or collective node run to completion before the
+ *     next starts (send and recv nodes are only posted, as with isend/irecv:
+ *     waiting for each would deadlock pairs that must be in flight together).
+ * Higher priorities go first among nodes of the same kind (compute nodes
+ * waiting for a worker are taken highest priority first).  The default
+ * policy comes from PLX_GRAPH_POLICY=comm_first|compute_first|fifo.
+ *
+ * Matching across ranks.  Collective nodes are posted on every rank in the
+ * same order per communicator, whatever the timing: compile computes one
+ * topological order of the whole graph (Kahn's algorithm taking the lowest
+ * node number first), and a ready collective node is posted only after
+ * every collective node of its communicator earlier in that order (and
+ * while fewer than PLX_GRAPH_COMM_WINDOW, default 2, of the graph's
+ * collectives on that communicator are in flight).  So
+ * every rank must build the same graph: the same add and depend calls in
+ * the same order (buffers, data and compute functions may differ; kinds of
+ * node, communicators and dependencies may not).  Send and recv nodes are
+ * matched by peer and tag like plx_isend/plx_irecv and posted as soon as
+ * they are ready: order two of them with the same peer and tag by a
+ * dependency when their order matters.  While a launch runs, its
+ * communicators must not be used by other collectives or by another graph
+ * in flight (give each concurrent graph its own communicator: plx_comm_dup).
+ *
+ * Errors.  Every call checks its arguments like the plain calls
+ * (PLX_ERR_INVALID_ARG and a one-line message naming the call and the
+ * problem).  A failing compute node ends the launch with
+ * PLX_ERR_COMPUTE_FAILED and a message naming the node: the compute nodes
+ * not yet started are skipped, while the communication nodes still run (on
+ * unfinished data) so that the other ranks are not left waiting and every
+ * communicator stays matched; the graph may be launched again.  A failed
+ * communication node ends the launch with its status (PLX_ERR_TIMEOUT,
+ * PLX_ERR_PEER_FAILED, ...) once the nodes in flight have ended; nothing
+ * more is started.  A launch that completes no node for PLX_TIMEOUT
+ * seconds ends with PLX_ERR_TIMEOUT naming the nodes it waits for.
+ *
+ * Threads.  One thread at a time may build, compile, launch or free one
+ * graph; different graphs may be used from different threads.  Compute
+ * functions run on worker threads or inline inside the engine (with the
+ * context's lock held), so they must not call plx_* functions of the same
+ * context.
+ */
+typedef struct plx_graph *plx_graph_t;
+typedef int plx_graph_node_t;
+typedef int (*plx_graph_fn_t)(void *arg);
+
+typedef enum {
+    PLX_GRAPH_COMM_FIRST = 0,
+    PLX_GRAPH_COMPUTE_FIRST,
+    PLX_GRAPH_FIFO
+} plx_graph_policy_t;
+
+/* An empty graph of ctx, with the policy of PLX_GRAPH_POLICY.
+ * PLX_ERR_INVALID_ARG for a bad ctx or a bad PLX_GRAPH_POLICY /
+ * PLX_GRAPH_THREADS value. */
+plx_status_t plx_graph_create(plx_context_t ctx, plx_graph_t *graph);
+
+/* Add nodes (only before plx_graph_compile).  *node gets the new node's
+ * number.  The communication nodes take exactly the arguments of the
+ * nonblocking call of the same name (same checks, same in-place rules);
+ * their buffers must stay valid while the graph may be launched, and are
+ * read and written at each launch.  comm must belong to the graph's
+ * context. */
+plx_status_t plx_graph_add_compute(plx_graph_t g, plx_graph_fn_t fn, void *arg,
+                                   plx_graph_node_t *node);
+plx_status_t plx_graph_add_barrier(plx_graph_t g, plx_comm_t comm, plx_graph_node_t *node);
+plx_status_t plx_graph_add_bcast(plx_graph_t g, void *buf, size_t count, plx_dtype_t dtype,
+                                 int root, plx_comm_t comm, plx_graph_node_t *node);
+plx_status_t plx_graph_add_reduce(plx_graph_t g, const void *sendbuf, void *recvbuf, size_t count,
+                                  plx_dtype_t dtype, plx_op_t op, int root, plx_comm_t comm,
+                                  plx_graph_node_t *node);
+plx_status_t plx_graph_add_allreduce(plx_graph_t g, const void *sendbuf, void *recvbuf,
+                                     size_t count, plx_dtype_t dtype, plx_op_t op, plx_comm_t comm,
+                                     plx_graph_node_t *node);
+plx_status_t plx_graph_add_allgather(plx_graph_t g, const void *sendbuf, void *recvbuf,
+                                     size_t count, plx_dtype_t dtype, plx_comm_t comm,
+                                     plx_graph_node_t *node);
+plx_status_t plx_graph_add_reduce_scatter(plx_graph_t g, const void *sendbuf, void *recvbuf,
+                                          size_t recvcount, plx_dtype_t dtype, plx_op_t op,
+                                          plx_comm_t comm, plx_graph_node_t *node);
+plx_status_t plx_graph_add_alltoall(plx_graph_t g, const void *sendbuf, void *recvbuf,
+                                    size_t count, plx_dtype_t dtype, plx_comm_t comm,
+                                    plx_graph_node_t *node);
+plx_status_t plx_graph_add_gather(plx_graph_t g, const void *sendbuf, void *recvbuf, size_t count,
+                                  plx_dtype_t dtype, int root, plx_comm_t comm,
+                                  plx_graph_node_t *node);
+plx_status_t plx_graph_add_scatter(plx_graph_t g, const void *sendbuf, void *recvbuf,
+                                   size_t count, plx_dtype_t dtype, int root, plx_comm_t comm,
+                                   plx_graph_node_t *node);
+plx_status_t plx_graph_add_send(plx_graph_t g, const void *buf, size_t count, plx_dtype_t dtype,
+                                int peer, int tag, plx_comm_t comm, plx_graph_node_t *node);
+/* *received (may be NULL) is written at each launch when the node completes. */
+plx_status_t plx_graph_add_recv(plx_graph_t g, void *buf, size_t count, plx_dtype_t dtype,
+                                int peer, int tag, plx_comm_t comm, size_t *received,
+                                plx_graph_node_t *node);
+
+/* `after` starts only when `before` has completed (before compile).  Unknown
+ * node numbers and a node depending on itself: PLX_ERR_INVALID_ARG. */
+plx_status_t plx_graph_depend(plx_graph_t g, plx_graph_node_t before, plx_graph_node_t after);
+/* Higher goes first (default 0; before compile). */
+plx_status_t plx_graph_set_priority(plx_graph_t g, plx_graph_node_t node, int priority);
+/* This graph's policy (any time no launch is in flight; every rank should
+ * use the same one). */
+plx_status_t plx_graph_set_policy(plx_graph_t g, plx_graph_policy_t policy);
+
+/* Check the graph and set it up for launching; local (not collective).
+ * PLX_ERR_INVALID_ARG with a message for a dependency cycle (naming its
+ * nodes) or a communicator freed since its node was added.  Compiling a
+ * compiled graph does nothing; a compiled graph takes no more nodes or
+ * dependencies.  The context's worker threads start at its first compile. */
+plx_status_t plx_graph_compile(plx_graph_t g);
+
+/* Start one execution of a compiled graph; *req is an ordinary request
+ * (plx_wait / plx_test / plx_waitall ...; its status is the launch's).
+ * PLX_ERR_INVALID_ARG if the graph is not compiled, still running an
+ * earlier launch, or one of its communicators was freed. */
+plx_status_t plx_graph_launch(plx_graph_t g, plx_request_t *req);
+/* plx_graph_launch + wait, the calling thread helping with compute nodes
+ * (see Execution above).  Returns the launch's status. */
+plx_status_t plx_graph_run(plx_graph_t g);
+
+/* Free a graph that is not running (PLX_ERR_INVALID_ARG while a launch is
+ * in flight); *g becomes NULL.  The context's worker threads end with its
+ * last graph.  Free graphs before plx_finalize. */
+plx_status_t plx_graph_free(plx_graph_t *g);
+
+/* Timing, for profiling and tests: when on (off by default; any time no
+ * launch is in flight), every node of each launch records when it started
+ * and ended (compute: around the function; communication: posted, and seen
+ * complete), in seconds of CLOCK_MONOTONIC; plx_graph_node_times gives the
+ * last launch's (0 for a node that did not run). */
+plx_status_t plx_graph_set_timing(plx_graph_t g, int on);
+plx_status_t plx_graph_node_times(plx_graph_t g, plx_graph_node_t node, double *start,
+                                  double *end);
+
+/* ---- GPU buffers (CUDA) ------------------------------------------------
+ * Built with CUDA (configure --with-cuda), every collective accepts CUDA
+ * device pointers (cudaMalloc'd or managed memory) as well as host ones:
+ * the memory type of each buffer is detected (cudaPointerGetAttributes) or
+ * set per communicator (plx_comm_set_mem_type).  Device collectives run
+ * through NCCL when it was built (--with-nccl) and every rank of the
+ * communicator has a GPU of its own; otherwise (ranks sharing one GPU, no
+ * NCCL, PLX_NCCL=0, or a bitwise op, which NCCL lacks) the buffers are
+ * staged through pinned host memory and the host algorithm runs over
+ * shm/UCX: correct, slower.  plx_query_algorithm_device says which.
+ *
+ * Rules:
+ *   - all buffers one rank passes to one call are of one kind (device or
+ *     host; mixing them: PLX_ERR_INVALID_ARG) and on one GPU, the GPU of
+ *     the communicator's first device collective;
+ *   - every rank passes the same kind (a device call on one rank never
+ *     matches a host call on another: PLX_ERR_TIMEOUT);
+ *   - the plain calls (plx_allreduce, plx_iallreduce, ...) read device
+ *     inputs after the work already submitted to the legacy default stream
+ *     (Plexus' internal stream synchronises with it; work on other streams
+ *     must be finished, as with CUDA-aware MPI) and complete when the
+ *     results are in device memory; the nonblocking form completes through
+ *     the progress engine, which polls a CUDA event (no thread blocks);
+ *   - the first device collective on a communicator sets it up
+ *     (collective: rank 0 makes the NCCL unique id, a host bcast on the
+ *     communicator hands it out, then a nonblocking NCCL init), so it takes
+ *     longer; later ones start at once;
+ *   - NCCL's asynchronous errors and dead peers end device collectives
+ *     with PLX_ERR_TRANSPORT / PLX_ERR_PEER_FAILED (NCCL's message logged;
+ *     the NCCL communicator is aborted and later device collectives on that
+ *     communicator fail at once); a stuck one ends with PLX_ERR_TIMEOUT.
+ * Point-to-point calls (plx_send, plx_recv, ...) take host buffers only.
+ * Without CUDA, or with no usable device, device buffers cannot exist:
+ * the host path is unchanged and makes no CUDA call at all.
+ */
+typedef enum {
+    PLX_MEM_AUTO = 0,       /* detect each buffer's type (default) */
+    PLX_MEM_HOST,           /* every buffer is host memory: skip detection */
+    PLX_MEM_DEVICE          /* every buffer is device memory: skip detection */
+} plx_mem_type_t;
+
+/* Set the memory type of every buffer later passed to collectives on comm
+ * (local; each rank may set it).  PLX_MEM_DEVICE when no CUDA device is
+ * usable: PLX_ERR_NOT_SUPPORTED. */
+plx_status_t plx_comm_set_mem_type(plx_comm_t comm, plx_mem_type_t type);
+
+/* *usable = 1 if this context uses a CUDA device for device buffers (CUDA
+ * built, a device present, PLX_CUDA not 0), else 0. */
+plx_status_t plx_query_device(plx_context_t ctx, int *usable);
+
+/* What plx_query_algorithm says, for device buffers: algorithm "nccl" and
+ * transport "nccl", or the host algorithm and "staged/shm" ("staged/ucx",
+ * "staged/shm+ucx") when device buffers are staged through host memory;
+ * before the first device collective on comm decided it, "pending" and
+ * "nccl|staged".  PLX_ERR_NOT_SUPPORTED when no device is usable. */
+plx_status_t plx_query_algorithm_device(plx_comm_t comm, const char *collective, size_t bytes,
+                                        const char **algorithm, const char **transport);
+
+/* Stream-ordered collectives, for code that wants NCCL's semantics: the
+ * collective reads its inputs after the work already on `stream` and work
+ * later put on `stream` sees its results; the call returns once the
+ * collective is enqueued (through NCCL; the first call on a communicator
+ * also waits for its setup).  Buffers must be device memory.  When device
+ * buffers are staged (see above) the call waits on the host until the
+ * collective has run and enqueues only the copy back on `stream`.
+ * plx_cuda_stream_t is cudaStream_t (pass one directly; NULL: the legacy
+ * default stream).  Same arguments, checks and in-place rules as the
+ * blocking calls.  PLX_ERR_NOT_SUPPORTED without a usable CUDA device. */
+struct CUstream_st;
+typedef struct CUstream_st *plx_cuda_stream_t;
+
+plx_status_t plx_bcast_on_stream(void *buf, size_t count, plx_dtype_t dtype, int root,
+                                 plx_comm_t comm, plx_cuda_stream_t stream);
+plx_status_t plx_reduce_on_stream(const void *sendbuf, void *recvbuf, size_t count,
+                                  plx_dtype_t dtype, plx_op_t op, int root, plx_comm_t comm,
+                                  plx_cuda_stream_t stream);
+plx_status_t plx_allreduce_on_stream(const void *sendbuf, void *recvbuf, size_t count,
+                                     plx_dtype_t dtype, plx_op_t op, plx_comm_t comm,
+                                     plx_cuda_stream_t stream);
+plx_status_t plx_allgather_on_stream(const void *sendbuf, void *recvbuf, size_t count,
+                                     plx_dtype_t dtype, plx_comm_t comm, plx_cuda_stream_t stream);
+plx_status_t plx_reduce_scatter_on_stream(const void *sendbuf, void *recvbuf, size_t recvcount,
+                                          plx_dtype_t dtype, plx_op_t op, plx_comm_t comm,
+                                          plx_cuda_stream_t stream);
+plx_status_t plx_alltoall_on_stream(const void *sendbuf, void *recvbuf, size_t count,
+                                    plx_dtype_t dtype, plx_comm_t comm, plx_cuda_stream_t stream);
+plx_status_t plx_gather_on_stream(const void *sendbuf, void *recvbuf, size_t count,
+                                  plx_dtype_t dtype, int root, plx_comm_t comm,
+                                  plx_cuda_stream_t stream);
+plx_status_t plx_scatter_on_stream(const void *sendbuf, void *recvbuf, size_t count,
+                                   plx_dtype_t dtype, int root, plx_comm_t comm,
+                                   plx_cuda_stream_t stream);
 
 #ifdef __cplusplus
 }

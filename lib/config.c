@@ -28,6 +28,8 @@ const plx_env_var_t plx_env_vars[] = {
     { "PLX_PROGRESS", "caller", "caller|thread - who drives communication: the calls of the application (test/wait), or also a background progress thread that moves collectives while the application computes" },
     { "PLX_GRAPH_THREADS", "cores / ranks on the node (at least 1)", "task graphs: worker threads per context that run compute nodes (1-1024); started at the first plx_graph_compile, ended with the last graph" },
     { "PLX_GRAPH_POLICY", "comm_first", "comm_first|compute_first|fifo - task graphs: the order of nodes that become ready together (communication first, compute first, or one node at a time in ready order, for measuring)" },
+    { "PLX_GRAPH_INLINE_US", "10", "task graphs: a compute node measured under this many microseconds (first run on a worker, then one launch in 16) executes inline in the thread driving the engine instead of on a worker; 0 = always on a worker" },
+    { "PLX_GRAPH_COMM_WINDOW", "2", "task graphs: collectives of one graph posted but not complete on one communicator at once; later ones wait their turn (many large ones in flight thrash the caches)" },
     { "PLX_TRANSPORTS", "shm,ucx (those built)", "comma list of transports allowed: same-node peers use shm, others ucx; 'ucx' alone forces UCX even on one node (for comparison)" },
     { "PLX_NODE_ID", "hostname+boot id", "name of this rank's node; ranks with equal ids share memory" },
     { "PLX_SHM_EAGER_MAX", "32K (<=8 local ranks; 16K <=32, 8K <=128, else 4K)", "shm: largest message sent through the per-pair ring; larger ones go single-copy (CMA) or staged" },
@@ -35,6 +37,8 @@ const plx_env_var_t plx_env_vars[] = {
     { "PLX_SHM_RING_BYTES", "128K (<=8 local ranks; 64K <=32, 32K <=128, else 16K)", "shm: data bytes of each ordered pair's ring (power of two, 4K-64M)" },
     { "PLX_SHM_COLL_BYTES", "32K (<=8 local ranks; 8K <=32, else 2K)", "shm: data bytes per rank of a node-local collective window (two per rank and communicator); collectives up to this size per rank may run as shm_slots" },
     { "PLX_SHM_STAGE_BYTES", "512K", "shm: one staging chunk (two per ordered pair) for large messages when CMA is refused (4K-256M)" },
+    { "PLX_CUDA", "auto", "auto|0|1 - device (GPU) buffers: auto uses a CUDA device when one is usable; 0 never (no CUDA call at all); 1 makes plx_init fail without one" },
+    { "PLX_NCCL", "auto", "auto|0|p2p - collectives on device buffers: auto through NCCL where every rank has a GPU of its own (else staged through pinned host memory); 0 always staged; p2p composes alltoall/gather/scatter from NCCL send/recv (testing)" },
     { NULL, NULL, NULL }
 };
 

@@ -14,6 +14,8 @@
 #include "select.h"
 #include "oob.h"
 #include "coll/hier.h"
+#include "graph.h"
+#include "device.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -215,6 +217,7 @@ static plx_status_t make_world(plx_context_t ctx)
 static void context_destroy(plx_context_t ctx, int keep_handle)
 {
     plx_requests_release(ctx);   /* before the transports: it cancels their requests */
+    plx_dev_finalize(ctx);       /* NCCL communicators, streams, pinned memory (lib/device.c) */
     for (int t = ctx->ntl - 1; t >= 0; t--) ctx->tl[t].ops->finalize(ctx->tl[t].state);
     if (ctx->oob) ctx->oob->close(ctx->oob_state);
     plx_comm_t c = ctx->comms;
@@ -303,7 +306,7 @@ static plx_status_t init_common(plx_context_t *out, const plx_oob_t *user)
     plx_log_set_rank(ctx->rank);
 
     if ((st = discover_nodes(ctx)) != PLX_SUCCESS || (st = start_transports(ctx)) != PLX_SUCCESS ||
-        (st = make_world(ctx)) != PLX_SUCCESS ||
+        (st = make_world(ctx)) != PLX_SUCCESS || (st = plx_dev_init(ctx)) != PLX_SUCCESS ||
         (ctx->cfg.progress_thread && (st = plx_progress_thread_start(ctx)) != PLX_SUCCESS)) {
         plx_error("plx_init failed: %s", plx_strerror(st));
         context_destroy(ctx, 0);
@@ -336,6 +339,7 @@ plx_status_t plx_finalize(plx_context_t *pctx)
         return plx_bad_arg("plx_finalize", "not an initialised context");
     plx_context_t ctx = *pctx;
     plx_progress_thread_stop(ctx);   /* before anything it could be touching goes */
+    plx_graph_pool_release(ctx);     /* graph workers too */
     /* what really carried this rank's traffic (tests assert on it) */
     for (int t = 0; t < ctx->ntl; t++)
         plx_debug("transport %s: %llu messages, %llu bytes sent", ctx->tl[t].ops->name,

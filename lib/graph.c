@@ -16,6 +16,7 @@
 #include "graph.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -87,6 +88,28 @@ static const char *policy_name(int p)
     return p == PLX_GRAPH_FIFO ? "fifo" : p == PLX_GRAPH_COMPUTE_FIRST ? "compute_first" : "comm_first";
 }
 
+/* PLX_GRAPH_INLINE_US in seconds (default 10 us); -1 if bad. */
+static double inline_env(void)
+{
+    const char *s = getenv("PLX_GRAPH_INLINE_US");
+    if (!s || !*s) return 10e-6;
+    char *end;
+    double us = strtod(s, &end);
+    if (end == s || *end || !(us >= 0) || us > 1e6) return -1;
+    return us * 1e-6;
+}
+
+/* PLX_GRAPH_COMM_WINDOW (default 2); 0 if bad. */
+static uint32_t window_env(void)
+{
+    const char *s = getenv("PLX_GRAPH_COMM_WINDOW");
+    if (!s || !*s) return 2;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < 1 || v > 1000000) return 0;
+    return (uint32_t)v;
+}
+
 /* PLX_GRAPH_POLICY; -1 if bad. */
 static int policy_env(void)
 {
@@ -111,13 +134,26 @@ plx_status_t plx_graph_create(plx_context_t ctx, plx_graph_t *graph)
     if (graph_threads_env(&nthreads) < 0)
         return plx_bad_arg(fn, "PLX_GRAPH_THREADS='%s' is not a thread count (1..1024)",
                            getenv("PLX_GRAPH_THREADS"));
+    double inl = inline_env();
+    if (inl < 0)
+        return plx_bad_arg(fn, "PLX_GRAPH_INLINE_US='%s' is not a number of microseconds (0-1000000)",
+                           getenv("PLX_GRAPH_INLINE_US"));
+    uint32_t window = window_env();
+    if (!window)
+        return plx_bad_arg(fn, "PLX_GRAPH_COMM_WINDOW='%s' is not a count of collectives (1-1000000)",
+                           getenv("PLX_GRAPH_COMM_WINDOW"));
     plx_graph_t g = calloc(1, sizeof *g);
     if (!g) return PLX_ERR_NO_MEMORY;
     g->magic = PLX_GRAPH_MAGIC;
+    g->inline_s = inl;
+    g->window = window;
     g->ctx = ctx;
     g->policy = policy;
     g->failed_node = -1;
-    g->done_head = -1;
+    if (pthread_mutex_init(&g->lk, NULL) != 0) {
+        free(g);
+        return PLX_ERR_NO_MEMORY;
+    }
     *graph = g;
     return PLX_SUCCESS;
 }
@@ -597,6 +633,7 @@ static plx_status_t compile(plx_graph_t g)
         }
     }
     plx_status_t st = lvq_init(&g->cq, g->nlevels, cnt_c);
+    if (st == PLX_SUCCESS) st = lvq_init(&g->crq, g->nlevels, cnt_c);
     if (st == PLX_SUCCESS) st = lvq_init(&g->rq, g->nlevels, cnt_m);
     free(cnt_c);
     free(cnt_m);
@@ -606,12 +643,13 @@ static plx_status_t compile(plx_graph_t g)
     g->state = calloc(nn, 1);
     g->req = calloc(nn, sizeof *g->req);
     g->posted = malloc(nn * sizeof *g->posted);
-    g->cready = malloc(nn * sizeof *g->cready);
+    g->batch = malloc(nn * sizeof *g->batch);
+    g->defer = malloc(nn * sizeof *g->defer);
+    g->last = malloc(nn * sizeof *g->last);
     g->fifo = malloc(nn * sizeof *g->fifo);
-    g->done_next = malloc(nn * sizeof *g->done_next);
-    g->rc = calloc(nn, sizeof *g->rc);
-    if (!g->state || !g->req || !g->posted || !g->cready || !g->fifo || !g->done_next || !g->rc)
+    if (!g->state || !g->req || !g->posted || !g->batch || !g->defer || !g->last || !g->fifo)
         return PLX_ERR_NO_MEMORY;
+    for (uint32_t v = 0; v < n; v++) g->last[v] = -1.0f;   /* unknown: the first run goes to a worker */
     g->compiled = 1;
     if (g->timing) PLX_CHECK(alloc_times(g));
     if (g->ncompute) PLX_CHECK(graph_pool_attach(g));
@@ -633,19 +671,19 @@ static void uncompile(plx_graph_t g)
     free(g->state);
     free(g->req);
     free(g->posted);
-    free(g->cready);
+    free(g->batch);
+    free(g->defer);
+    free(g->last);
     free(g->fifo);
-    free(g->done_next);
-    free(g->rc);
     free(g->t_start);
     free(g->t_end);
-    g->succ = g->pending = g->npred0 = g->roots = g->posted = g->cready = g->fifo = NULL;
+    g->succ = g->pending = g->npred0 = g->roots = g->posted = g->batch = g->defer = g->fifo = NULL;
+    g->last = NULL;
     g->state = NULL;
     g->req = NULL;
-    g->done_next = NULL;
-    g->rc = NULL;
     g->t_start = g->t_end = NULL;
     lvq_free(&g->cq);
+    lvq_free(&g->crq);
     lvq_free(&g->rq);
     for (uint32_t c = 0; c < g->ncomms; c++) {
         free(g->comms[c].order);
@@ -676,6 +714,7 @@ plx_status_t plx_graph_free(plx_graph_t *pg)
     free(g->edges);
     free(g->comms);
     g->magic = PLX_DEAD_MAGIC;
+    pthread_mutex_destroy(&g->lk);
     free(g);
     *pg = NULL;
     return PLX_SUCCESS;

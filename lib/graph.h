@@ -7,11 +7,15 @@
  *                     that dispatches ready nodes, plx_graph_run;
  *   lib/graph_pool.c  the worker threads that run compute nodes.
  *
- * Locking: everything a launch changes lives under the context lock
- * (ctx->lock) except what the workers touch: the compute ready queue
- * (g->cq, under the pool mutex) and the per-node completion stack and
- * return codes (atomics).  Workers never take ctx->lock: a worker must
- * never wait on the engine (DESIGN.md, task-graph lessons).
+ * Locking, in this order: ctx->lock (the engine), g->lk (a launch's
+ * state), pool->mu (the queues of compute nodes waiting for a thread).
+ * The engine hook holds ctx->lock and takes g->lk; a worker that finished
+ * a node takes g->lk alone, releases the successors itself and hands the
+ * ready compute nodes out at once, and posts ready communication only if
+ * ctx->lock is free (trylock): a worker never waits on the engine
+ * (DESIGN.md, task-graph lessons), and the chain of compute nodes never
+ * waits for a progress pass, which can take milliseconds while large
+ * reductions run.
  */
 #ifndef PLX_GRAPH_H
 #define PLX_GRAPH_H
@@ -40,7 +44,6 @@ typedef struct gnode {
     uint32_t cslot;            /* communication nodes: index into g->comms */
     uint32_t corder;           /* collective nodes: position among its communicator's */
     uint32_t succ_off, nsucc;  /* successors: g->succ[succ_off .. +nsucc) (compile) */
-    uint32_t npred;
     union {
         struct { plx_graph_fn_t fn; void *arg; } c;
         coll_args_t coll;
@@ -54,6 +57,7 @@ typedef struct gcomm {
     uint32_t ncoll;            /* collective nodes on it */
     uint32_t *order;           /* their node ids in the compiled (matching) order */
     uint32_t next;             /* launch: position of the next one to post */
+    uint32_t inflight;         /* launch: of its collectives, posted and not complete */
 } gcomm_t;
 
 /* A priority queue of node ids with few distinct priorities: one FIFO
@@ -94,7 +98,10 @@ struct plx_graph {
     uint32_t ncompute;
     int nlevels;
 
-    /* launch state (ctx->lock) */
+    /* launch state: g->lk (taken after ctx->lock by the engine hook, alone
+     * by workers).  What touches the engine's requests (posting, req[],
+     * posted[], nposted) also needs ctx->lock: workers only trylock it. */
+    pthread_mutex_t lk;
     int active;                /* a launch is in flight */
     int ctx_dead;              /* the context was finalized during a launch */
     plx_status_t status;       /* first error of this launch */
@@ -105,24 +112,33 @@ struct plx_graph {
     plx_request_t *req;        /* [n] communication nodes in flight */
     uint32_t *posted;          /* ids of communication nodes in flight */
     uint32_t nposted;
-    uint32_t outstanding;      /* compute nodes handed to the pool, not yet collected */
-    lvq_t rq;                  /* ready communication nodes of this step */
-    uint32_t *cready;          /* ready compute nodes of this step */
-    uint32_t ncready;
+    uint32_t ncoll_posted;     /* of those, collectives (FIFO waits for these, not for send/recv) */
+    _Atomic uint32_t outstanding;   /* compute nodes handed to the pool and not finished (written
+                                       under g->lk; read unlocked as a hint by plx_graph_run) */
+    lvq_t rq;                  /* ready communication nodes not yet posted */
+    lvq_t crq;                 /* ready compute nodes not yet handed out */
+    uint32_t *batch;           /* [n] scratch: compute nodes handed to the pool in one go */
+    uint32_t *defer;           /* [n] small compute nodes to run inline, in priority order */
+    uint32_t defer_head, defer_tail;
+    double inline_s;           /* PLX_GRAPH_INLINE_US: run nodes shorter than this inline (0: never) */
+    uint32_t window;           /* PLX_GRAPH_COMM_WINDOW: collectives in flight per communicator */
+    double pass_left;          /* inline budget left in this engine pass */
+    uint64_t launches;
+    int measure;               /* this launch times its inline nodes */
     uint32_t *fifo;            /* PLX_GRAPH_FIFO: every ready node, in ready order */
     uint32_t fifo_head, fifo_tail;
-    uint64_t completions;      /* nodes completed, ever (hook check: no-progress timeout) */
+    _Atomic uint64_t completions;   /* nodes completed, ever (no-progress timeout, run loop) */
     uint64_t chk_completions;
     double chk_since;
-    int dirty;                 /* the next advance must dispatch (set by launch) */
-    int failed_node;           /* first compute node that failed, -1 */
+    int failed_node;           /* first compute node that failed, -1 (and its return code) */
     int failed_rc;
+    /* set when the engine hook has work: ready communication a worker
+     * could not post, the launch's end, an inline budget used up */
+    _Atomic int wake;
 
     /* shared with the workers */
     _Atomic int skip;          /* do not run compute nodes any more (failure or stop) */
-    _Atomic int32_t done_head; /* completion stack of compute nodes (-1: empty) */
-    int32_t *done_next;        /* [n] */
-    int *rc;                   /* [n] compute nodes' return codes */
+    float *last;               /* [n] compute nodes' duration at their last run, s (-1: never ran) */
     double *t_start, *t_end;   /* [n] when timing is on */
 
     /* worker pool (pool->mu) */
@@ -164,7 +180,7 @@ static inline uint32_t lvq_pop(lvq_t *q)
 }
 
 /* ---- executor (graph_exec.c) ---- */
-/* A launch is in flight (takes the context lock when the context lives). */
+/* A launch is in flight (takes g->lk). */
 int graph_is_running(plx_graph_t g);
 /* For plx_graph_free: PLX_ERR_INVALID_ARG (logged under fn) while a
  * launch or one of its compute nodes is still running. */
@@ -176,8 +192,13 @@ plx_status_t graph_quiesce(const char *fn, plx_graph_t g);
 plx_status_t graph_pool_attach(plx_graph_t g);
 /* Drop g's reference; the last one joins the threads. */
 void graph_pool_detach(plx_graph_t g);
-/* Queue compute nodes (ctx->lock held): the n ids in v go to g->cq. */
-void graph_pool_push(plx_graph_t g, const uint32_t *v, uint32_t n, int helper_ok);
+/* plx_finalize: stop and join the context's workers even if graphs were
+ * not freed (their handles are dead from then on). */
+void plx_graph_pool_release(plx_context_t ctx);
+/* Queue compute nodes (g->lk held): the n ids in v go to g->cq; self: 1
+ * when the caller is a worker that will take one itself, 2 when it is
+ * plx_graph_run's thread (which takes one if helper_ok), else 0. */
+void graph_pool_push(plx_graph_t g, const uint32_t *v, uint32_t n, int helper_ok, int self);
 /* Wake as many sleeping workers as queued nodes lack a taker; helper_ok
  * says whether plx_graph_run's thread may take one of g's now (push does
  * this too). */
@@ -188,8 +209,17 @@ uint32_t graph_pool_purge(plx_graph_t g);
  * none); mark the helper idle otherwise. */
 int graph_pool_helper_take(plx_graph_t g);
 void graph_pool_helper_set(plx_graph_t g, int on);
-/* Run compute node v of g (a worker or the helper) and report it done. */
-void graph_run_compute(plx_graph_t g, uint32_t v);
+/* Run compute node v of g (self 1: on a pool worker; 2: plx_graph_run's
+ * thread) and report it done; then the nodes it hands back (continuations). */
+void graph_run_compute(plx_graph_t g, uint32_t v, int self);
+/* A worker (self 1) or plx_graph_run's thread (self 2) finished compute
+ * node v with return code rc: release its successors and dispatch what
+ * became ready (graph_exec.c).  Returns a ready compute node the caller
+ * keeps and runs next (-1: none). */
+int graph_worker_done(plx_graph_t g, uint32_t v, int rc, int self);
+/* Run compute node v unless the launch skips compute; times it (last[],
+ * t_start/t_end) and returns its return code (0 when skipped). */
+int graph_call_compute(plx_graph_t g, uint32_t v);
 /* Parse PLX_GRAPH_THREADS (0 and *n unset when absent); -1 if bad. */
 int graph_threads_env(int *n);
 

@@ -1,34 +1,53 @@
 /*
  * lib/graph_exec.c — running a compiled task graph: plx_graph_launch,
- * plx_graph_run, and the progress-engine hook that dispatches nodes.
+ * plx_graph_run, the progress-engine hook, and the dispatch of ready nodes
+ * by whichever thread finished their last predecessor.
  *
  * A launch is ONE engine request of kind REQ_HOOK (lib/request.h): the
  * engine calls graph_advance under the context lock on every progress pass
  * (inside plx_wait/plx_test/plx_graph_run, or on the progress thread with
- * PLX_PROGRESS=thread).  Each call
- *   1. collects finished communication requests and the compute nodes the
- *      workers finished (a lock-free stack: workers never take ctx->lock);
- *   2. marks every successor whose last predecessor finished as ready;
- *   3. dispatches all ready nodes at once, in the policy's order:
- *      comm_first posts communication before pushing the compute nodes that
- *      became ready in the same step (DESIGN.md: a ready compute node must
- *      never wait behind communication, and posting never blocks a worker);
- *      compute_first the other way round; fifo runs one node at a time in
- *      ready order (the naive executor, kept to measure the difference).
+ * PLX_PROGRESS=thread).  It collects finished communication requests,
+ * releases their successors and dispatches what became ready.  A worker
+ * that finishes a compute node does the same for its successors at once,
+ * without the engine: a chain of compute nodes never waits for a progress
+ * pass (one can take milliseconds while large reductions run).
+ *
+ * Dispatching a step: every ready node at once, in the policy's order.
+ * comm_first posts communication before handing out the compute nodes that
+ * became ready in the same step (DESIGN.md: a ready compute node must never
+ * wait behind communication, and posting never blocks a worker: a worker
+ * posts only when the context lock is free, else leaves the node to the
+ * engine's next pass); compute_first the other way round; fifo runs one node
+ * at a time in ready order (the naive executor, kept to measure the gain).
  * Collective nodes of one communicator are posted strictly in the compiled
  * matching order (a ready one "parks" until the ones before it are posted),
- * so every rank posts them in the same order whatever the timing.
+ * so every rank posts them in the same order whatever the timing, and at
+ * most PLX_GRAPH_COMM_WINDOW of them are in flight per communicator.
+ *
+ * Compute nodes measured under PLX_GRAPH_INLINE_US run inline in the
+ * engine's thread (a hand-off to a worker and back costs more), at most
+ * GRAPH_INLINE_BUDGET_S per pass; a thread that finished a node runs the
+ * best successor that became ready itself (a chain stays on one thread);
+ * the others go to the worker pool (lib/graph_pool.c), highest priority
+ * first.
  *
  * The hot path of a compiled graph allocates nothing and makes no system
  * call: counters are reset from arrays made at compile, requests come from
  * the engine's free list, and a worker is woken (futex) only when no thread
- * is already spinning for work.
+ * is already looking for work.
  */
 #include "graph.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+
+/* Small compute nodes run inline for at most this long per engine pass,
+ * so the transports are still polled often. */
+#define GRAPH_INLINE_BUDGET_S 50e-6
+/* Inline nodes are timed at one launch in this many (a power of two); a
+ * node that became long moves back to the workers within as many launches. */
+#define GRAPH_MEASURE_EVERY 16
 
 static int ctx_alive(plx_graph_t g)
 {
@@ -45,7 +64,17 @@ static const char *node_what(const gnode_t *x)
     }
 }
 
-/* ---- completion and readiness ------------------------------------------------ */
+/* How a dispatch runs: in the engine hook (ctx->lock held, small nodes
+ * inline) or in a thread that finished a compute node (ctx->lock taken
+ * only if free; self: a pool worker, which takes the next node itself). */
+typedef struct disp {
+    int engine;
+    int have_ctx;
+    int self;                  /* 1: a pool worker; 2: plx_graph_run's thread; 0: the engine */
+    int next;                  /* a compute node the calling thread keeps and runs next, -1 */
+} disp_t;
+
+/* ---- completion and readiness (g->lk) ---------------------------------------- */
 static void make_ready(plx_graph_t g, uint32_t s)
 {
     if (g->stop) return;
@@ -54,19 +83,23 @@ static void make_ready(plx_graph_t g, uint32_t s)
         return;
     }
     const gnode_t *x = &g->nodes[s];
-    if (x->kind == GN_COMPUTE) g->cready[g->ncready++] = s;
-    else lvq_push(&g->rq, x->level, s);
+    lvq_push(x->kind == GN_COMPUTE ? &g->crq : &g->rq, x->level, s);
 }
 
 static void node_done(plx_graph_t g, uint32_t v)
 {
     g->state[v] = NS_DONE;
     g->remaining--;
-    g->completions++;
+    atomic_fetch_add_explicit(&g->completions, 1, memory_order_relaxed);
     const gnode_t *x = &g->nodes[v];
     const uint32_t *s = g->succ + x->succ_off;
     for (uint32_t i = 0; i < x->nsucc; i++)
         if (--g->pending[s[i]] == 0) make_ready(g, s[i]);
+}
+
+static int launch_over(const plx_graph_t g)
+{
+    return g->remaining == 0 || (g->stop && !g->nposted && !g->outstanding);
 }
 
 /* A communication node failed: nothing more starts (the ranks no longer
@@ -106,7 +139,7 @@ static void comm_finished(plx_graph_t g, uint32_t v, plx_status_t st)
     else node_done(g, v);
 }
 
-/* ---- posting communication ------------------------------------------------------ */
+/* ---- posting communication (ctx->lock and g->lk) -------------------------------- */
 static void start_one(plx_graph_t g, uint32_t v)
 {
     if (g->stop) return;
@@ -132,6 +165,21 @@ static void start_one(plx_graph_t g, uint32_t v)
     g->state[v] = NS_POSTED;
     g->req[v] = r;
     g->posted[g->nposted++] = v;
+    if (x->kind == GN_COLL) {
+        g->ncoll_posted++;
+        g->comms[x->cslot].inflight++;
+    }
+}
+
+/* Post the parked collectives of gc whose turn has come, while the window
+ * has room. */
+static void pump(plx_graph_t g, gcomm_t *gc)
+{
+    while (gc->next < gc->ncoll && g->state[gc->order[gc->next]] == NS_PARKED &&
+           gc->inflight < g->window) {
+        uint32_t v = gc->order[gc->next++];
+        start_one(g, v);
+    }
 }
 
 /* A ready communication node: collectives wait for their turn on their
@@ -143,79 +191,183 @@ static void post_comm(plx_graph_t g, uint32_t v)
         start_one(g, v);
         return;
     }
-    gcomm_t *gc = &g->comms[x->cslot];
-    if (x->corder != gc->next) {
-        g->state[v] = NS_PARKED;
-        return;
-    }
-    start_one(g, v);
-    gc->next++;
-    while (gc->next < gc->ncoll && g->state[gc->order[gc->next]] == NS_PARKED) {
-        start_one(g, gc->order[gc->next]);
-        gc->next++;
-    }
+    /* parked until its turn (matching order) and until the window has
+     * room: many large collectives in flight at once each advance a little
+     * per pass and thrash the caches (2x slower in all on 2 ranks) */
+    g->state[v] = NS_PARKED;
+    pump(g, &g->comms[x->cslot]);
 }
 
-/* ---- dispatching ------------------------------------------------------------------ */
+/* The context lock, for posting: the engine holds it; another thread takes
+ * it only if it is free (never waits on the engine). */
+static int need_ctx(plx_graph_t g, disp_t *d)
+{
+    if (d->have_ctx) return 1;
+    if (g->stop) return 0;               /* nothing to post (and the context may be gone) */
+    d->have_ctx = plx_ctx_trylock(g->ctx);
+    return d->have_ctx;
+}
+
+/* ---- handing out compute nodes ---------------------------------------------------- */
 /* May plx_graph_run's thread run a compute node now?  With a progress
  * thread, always (it moves communication meanwhile).  Otherwise only when
  * nothing else of the launch is in flight: while it computes nobody would
- * post what another completion makes ready. */
+ * move the communication. */
 static int helper_ok(plx_graph_t g, int comm_coming)
 {
     return g->ctx->pt.running ||
            (g->nposted == 0 && g->outstanding <= 1 && !comm_coming && g->rq.count == 0);
 }
 
-static void flush_compute(plx_graph_t g, int comm_coming)
+/* A compute node measured under PLX_GRAPH_INLINE_US runs inline in the
+ * thread driving the engine: handing it to a worker and back costs more
+ * (microseconds, tens under load) than running it. */
+static inline int runs_inline(const plx_graph_t g, uint32_t v)
 {
-    if (!g->ncready) return;
-    if (atomic_load_explicit(&g->skip, memory_order_relaxed)) {
-        /* a compute node failed: the rest complete without running (the
-         * loop sees the ones this makes ready) */
-        for (uint32_t i = 0; i < g->ncready; i++) node_done(g, g->cready[i]);
-        g->ncready = 0;
-        return;
-    }
-    uint32_t k = g->ncready;
-    g->ncready = 0;
-    for (uint32_t i = 0; i < k; i++) g->state[g->cready[i]] = NS_RUNNING;
-    g->outstanding += k;
-    graph_pool_push(g, g->cready, k, helper_ok(g, comm_coming));
+    float t = g->last[v];
+    return t >= 0 && t < g->inline_s;
 }
 
-static void dispatch(plx_graph_t g)
+/* Engine only: run deferred small nodes while this pass's inline budget
+ * lasts; a communication node made ready here is posted before more
+ * compute (the dispatch loop comes back). */
+static void run_deferred(plx_graph_t g)
+{
+    while (g->defer_head < g->defer_tail && g->pass_left > 0 && !g->rq.count) {
+        uint32_t v = g->defer[g->defer_head++];
+        int rc;
+        if (g->measure || g->timing) {
+            rc = graph_call_compute(g, v);
+        } else if (atomic_load_explicit(&g->skip, memory_order_relaxed)) {
+            rc = 0;
+        } else {
+            /* two clock reads would cost more than the node: its last
+             * measured duration stands until the next measured launch */
+            rc = g->nodes[v].u.c.fn(g->nodes[v].u.c.arg);
+        }
+        g->pass_left -= g->last[v];
+        if (rc) compute_failed(g, v, rc);
+        node_done(g, v);
+    }
+}
+
+/* May the thread that finished a node keep the best ready one and run it
+ * itself (no queue, no hand-off)?  A worker always; plx_graph_run's thread
+ * when it may compute at all. */
+static int may_continue(plx_graph_t g, const disp_t *d, int comm_coming)
+{
+    return d->next < 0 && (d->self == 1 || (d->self == 2 && helper_ok(g, comm_coming)));
+}
+
+/* Hand the ready compute nodes out, highest priority first: in the engine
+ * the small ones are run inline (after the others are handed out); a
+ * thread that finished a node keeps the best one for itself; the rest go
+ * to the workers in one batch (they start at once, in parallel). */
+static void flush_compute(plx_graph_t g, disp_t *d, int comm_coming)
+{
+    int skip = atomic_load_explicit(&g->skip, memory_order_relaxed);
+    uint32_t k = 0;
+    while (g->crq.count) {
+        uint32_t v = lvq_pop(&g->crq);
+        if (skip) {
+            node_done(g, v);               /* a compute node failed: the rest complete unrun */
+        } else if (d->engine && runs_inline(g, v)) {
+            g->defer[g->defer_tail++] = v;
+        } else if (may_continue(g, d, comm_coming)) {
+            d->next = (int)v;              /* the highest priority one */
+            g->state[v] = NS_RUNNING;
+            g->outstanding++;
+        } else {
+            g->batch[k++] = v;
+        }
+    }
+    if (k) {
+        for (uint32_t i = 0; i < k; i++) g->state[g->batch[i]] = NS_RUNNING;
+        g->outstanding += k;
+        /* a caller that kept a node is busy: it takes none of these */
+        graph_pool_push(g, g->batch, k, helper_ok(g, comm_coming), d->next >= 0 ? 0 : d->self);
+    }
+    if (d->engine) run_deferred(g);
+}
+
+static void dispatch(plx_graph_t g, disp_t *d)
 {
     int compute_first = g->policy == PLX_GRAPH_COMPUTE_FIRST;
     for (;;) {
-        if (compute_first) flush_compute(g, g->rq.count > 0);
-        while (g->rq.count) post_comm(g, lvq_pop(&g->rq));
-        flush_compute(g, 0);
-        if (!g->rq.count && !g->ncready) break;
+        if (compute_first) flush_compute(g, d, g->rq.count > 0);
+        while (g->rq.count && need_ctx(g, d)) post_comm(g, lvq_pop(&g->rq));
+        flush_compute(g, d, 0);
+        int inline_left = d->engine && g->defer_head < g->defer_tail && g->pass_left > 0;
+        if (!g->crq.count && !inline_left && !(g->rq.count && need_ctx(g, d))) break;
     }
+    /* left for the engine's next pass: communication this thread could not
+     * post, small nodes beyond this pass's budget */
+    if (g->rq.count || g->defer_head < g->defer_tail) atomic_store(&g->wake, 1);
 }
 
-/* The naive executor: one node at a time, in ready order. */
-static void dispatch_fifo(plx_graph_t g)
+/* The naive executor: one node at a time, in ready order, each compute or
+ * collective node run to completion before the next starts.  Send and recv
+ * are only posted (as a naive executor would use isend/irecv): waiting for
+ * each would deadlock pairs that must be in flight together. */
+static void dispatch_fifo(plx_graph_t g, disp_t *d)
 {
-    while (!g->stop && !g->nposted && !g->outstanding && g->fifo_head < g->fifo_tail) {
-        uint32_t v = g->fifo[g->fifo_head++];
+    while (!g->stop && !g->ncoll_posted && !g->outstanding && g->fifo_head < g->fifo_tail) {
+        uint32_t v = g->fifo[g->fifo_head];
         if (g->nodes[v].kind != GN_COMPUTE) {
+            if (!need_ctx(g, d)) {
+                atomic_store(&g->wake, 1);
+                break;
+            }
+            g->fifo_head++;
             start_one(g, v);
         } else if (atomic_load_explicit(&g->skip, memory_order_relaxed)) {
+            g->fifo_head++;
             node_done(g, v);
+        } else if (d->engine && runs_inline(g, v)) {
+            if (g->pass_left <= 0) {
+                atomic_store(&g->wake, 1);
+                break;
+            }
+            g->fifo_head++;
+            g->defer[g->defer_tail++] = v;
+            run_deferred(g);
         } else {
+            g->fifo_head++;
             g->state[v] = NS_RUNNING;
             g->outstanding = 1;
-            graph_pool_push(g, &v, 1, 1);
+            if (may_continue(g, d, 0)) d->next = (int)v;
+            else graph_pool_push(g, &v, 1, 1, d->self);
         }
     }
 }
 
-/* Finished communication requests and compute nodes; 1 if any. */
-static int collect(plx_graph_t g)
+static void dispatch_any(plx_graph_t g, disp_t *d)
 {
-    int any = 0;
+    if (g->policy == PLX_GRAPH_FIFO) dispatch_fifo(g, d);
+    else dispatch(g, d);
+}
+
+/* ---- a worker (or plx_graph_run's thread) finished a compute node --------------------- */
+int graph_worker_done(plx_graph_t g, uint32_t v, int rc, int self)
+{
+    disp_t d = { 0, 0, self, -1 };
+    pthread_mutex_lock(&g->lk);
+    g->outstanding--;
+    if (g->active) {                     /* else: a launch that timed out or was cancelled */
+        if (rc) compute_failed(g, v, rc);
+        node_done(g, v);
+        dispatch_any(g, &d);
+        if (d.have_ctx) plx_ctx_unlock(g->ctx);
+        if (launch_over(g)) atomic_store(&g->wake, 1);   /* the engine ends the request */
+    }
+    pthread_mutex_unlock(&g->lk);
+    return d.next;
+}
+
+/* ---- the hook (ctx->lock held) ------------------------------------------------------ */
+/* Finished communication requests (g->lk held). */
+static void collect_comm(plx_graph_t g)
+{
     for (uint32_t i = 0; i < g->nposted;) {
         uint32_t v = g->posted[i];
         if (!plx_req_is_done(g->req[v])) {
@@ -223,61 +375,50 @@ static int collect(plx_graph_t g)
             continue;
         }
         g->posted[i] = g->posted[--g->nposted];
-        comm_finished(g, v, plx_req_collect_locked(&g->req[v]));
-        any = 1;
-    }
-    if (atomic_load_explicit(&g->done_head, memory_order_relaxed) >= 0) {
-        int32_t h = atomic_exchange_explicit(&g->done_head, -1, memory_order_acquire);
-        while (h >= 0) {
-            uint32_t v = (uint32_t)h;
-            h = g->done_next[v];
-            g->outstanding--;
-            if (g->rc[v] != 0) compute_failed(g, v, g->rc[v]);
-            node_done(g, v);
+        const gnode_t *x = &g->nodes[v];
+        if (x->kind == GN_COLL) {
+            g->ncoll_posted--;
+            g->comms[x->cslot].inflight--;
         }
-        any = 1;
-    }
-    return any;
-}
-
-/* Compute nodes of an earlier launch that timed out may still come back. */
-static void drain_stale(plx_graph_t g)
-{
-    int32_t h = atomic_exchange_explicit(&g->done_head, -1, memory_order_acquire);
-    while (h >= 0) {
-        g->outstanding--;
-        h = g->done_next[h];
+        comm_finished(g, v, plx_req_collect_locked(&g->req[v]));
+        if (x->kind == GN_COLL) pump(g, &g->comms[x->cslot]);   /* room in the window */
     }
 }
 
-/* ---- the hook ----------------------------------------------------------------------- */
 static int graph_advance(void *arg, plx_status_t *st)
 {
     plx_graph_t g = arg;
-    if (collect(g) || g->dirty) {
-        g->dirty = 0;
-        if (g->policy == PLX_GRAPH_FIFO) dispatch_fifo(g);
-        else dispatch(g);
-        if (g->stop && g->outstanding) {
-            /* nothing more runs: take back what still waits for a thread */
-            g->outstanding -= graph_pool_purge(g);
-        } else if (g->helper && g->nposted && atomic_load_explicit(&g->cq_n, memory_order_relaxed)) {
-            /* a node queued for plx_graph_run's thread while nothing was in
-             * flight must not wait now that communication is */
-            graph_pool_kick(g, helper_ok(g, 0));
-        }
+    /* the fast path of every progress poll: nothing to do without a wake-up
+     * or a finished request (posted[] changes only under ctx->lock) */
+    int any = atomic_load_explicit(&g->wake, memory_order_relaxed) &&
+              atomic_exchange_explicit(&g->wake, 0, memory_order_acquire);
+    for (uint32_t i = 0; !any && i < g->nposted; i++) any = plx_req_is_done(g->req[g->posted[i]]);
+    if (!any) return 0;
+    pthread_mutex_lock(&g->lk);
+    collect_comm(g);
+    g->pass_left = GRAPH_INLINE_BUDGET_S;
+    disp_t d = { 1, 1, 0, -1 };
+    dispatch_any(g, &d);
+    if (g->stop && g->outstanding) {
+        /* nothing more runs: take back what still waits for a thread */
+        g->outstanding -= graph_pool_purge(g);
+    } else if (g->helper && g->nposted && atomic_load_explicit(&g->cq_n, memory_order_relaxed)) {
+        /* a node queued for plx_graph_run's thread while nothing was in
+         * flight must not wait now that communication is */
+        graph_pool_kick(g, helper_ok(g, 0));
     }
-    if (g->remaining == 0 || (g->stop && !g->nposted && !g->outstanding)) {
+    int over = launch_over(g);
+    if (over) {
         g->active = 0;
         *st = g->status;
-        return 1;
     }
-    return 0;
+    pthread_mutex_unlock(&g->lk);
+    return over;
 }
 
-/* End a launch early (timeout): posted requests are handed to the engine
- * (detached: it frees them when they end), queued compute is taken back;
- * compute nodes running on a worker come back later (drain_stale). */
+/* End a launch early (timeout; g->lk held): posted requests are handed to
+ * the engine (detached: it frees them when they end), queued compute is
+ * taken back; compute nodes running on a worker finish on their own. */
 static void abandon(plx_graph_t g)
 {
     for (uint32_t i = 0; i < g->nposted; i++) {
@@ -285,14 +426,14 @@ static void abandon(plx_graph_t g)
         if (plx_req_is_done(r)) (void)plx_req_collect_locked(&r);
         else r->detached = 1;
     }
-    g->nposted = 0;
+    g->nposted = g->ncoll_posted = 0;
     g->stop = 1;
     atomic_store_explicit(&g->skip, 1, memory_order_relaxed);
     g->outstanding -= graph_pool_purge(g);
     g->active = 0;
 }
 
-/* What a stuck launch waits for, for the timeout message. */
+/* What a stuck launch waits for, for the timeout message (g->lk held). */
 static void describe_pending(plx_graph_t g, char *buf, size_t len)
 {
     size_t off = 0;
@@ -322,11 +463,13 @@ static void describe_pending(plx_graph_t g, char *buf, size_t len)
     if (!shown) snprintf(buf, len, "no node in flight");
 }
 
+/* Every ~100 ms: a launch that completed no node for PLX_TIMEOUT ends. */
 static int graph_check(void *arg, double elapsed, double limit, plx_status_t *st)
 {
     plx_graph_t g = arg;
-    if (g->completions != g->chk_completions || elapsed < g->chk_since) {
-        g->chk_completions = g->completions;
+    uint64_t c = atomic_load_explicit(&g->completions, memory_order_relaxed);
+    if (c != g->chk_completions || elapsed < g->chk_since) {
+        g->chk_completions = c;
         g->chk_since = elapsed;
         return 0;
     }
@@ -335,10 +478,12 @@ static int graph_check(void *arg, double elapsed, double limit, plx_status_t *st
     double lim = g->nposted ? limit + 1.0 : limit;
     if (elapsed - g->chk_since < lim) return 0;
     char what[600];
+    pthread_mutex_lock(&g->lk);
     describe_pending(g, what, sizeof what);
     plx_error("plx_graph: launch completed no node for %g s (PLX_TIMEOUT): %s", elapsed - g->chk_since,
               what);
     abandon(g);
+    pthread_mutex_unlock(&g->lk);
     *st = PLX_ERR_TIMEOUT;
     return 1;
 }
@@ -348,39 +493,35 @@ static int graph_check(void *arg, double elapsed, double limit, plx_status_t *st
 static void graph_cancel(void *arg)
 {
     plx_graph_t g = arg;
-    g->nposted = 0;
+    pthread_mutex_lock(&g->lk);
+    g->nposted = g->ncoll_posted = 0;
     g->stop = 1;
     atomic_store_explicit(&g->skip, 1, memory_order_relaxed);
     g->outstanding -= graph_pool_purge(g);
     g->active = 0;
     g->ctx_dead = 1;
+    pthread_mutex_unlock(&g->lk);
 }
 
 /* ---- launch ------------------------------------------------------------------------- */
 int graph_is_running(plx_graph_t g)
 {
-    if (!g->compiled || !ctx_alive(g)) return 0;
-    plx_ctx_lock(g->ctx);
+    pthread_mutex_lock(&g->lk);
     int r = g->active;
-    plx_ctx_unlock(g->ctx);
+    pthread_mutex_unlock(&g->lk);
     return r;
 }
 
 plx_status_t graph_quiesce(const char *fn, plx_graph_t g)
 {
-    if (!g->compiled) return PLX_SUCCESS;
-    int alive = ctx_alive(g);
-    if (alive) plx_ctx_lock(g->ctx);
     plx_status_t st = PLX_SUCCESS;
-    if (g->active) {
+    pthread_mutex_lock(&g->lk);
+    if (g->active)
         st = plx_bad_arg(fn, "the graph is running a launch (wait for its request first)");
-    } else {
-        drain_stale(g);
-        if (g->outstanding)
-            st = plx_bad_arg(fn, "%u compute node(s) of a launch that timed out are still running",
-                             g->outstanding);
-    }
-    if (alive) plx_ctx_unlock(g->ctx);
+    else if (g->outstanding)
+        st = plx_bad_arg(fn, "%u compute node(s) of a launch that timed out are still running",
+                         g->outstanding);
+    pthread_mutex_unlock(&g->lk);
     return st;
 }
 
@@ -395,15 +536,17 @@ static plx_status_t launch(const char *fn, plx_graph_t g, plx_request_t *req, in
             return plx_bad_arg(fn, "a communicator of the graph was freed after compile");
     plx_context_t ctx = g->ctx;
     plx_ctx_lock(ctx);
-    if (g->active) {
+    pthread_mutex_lock(&g->lk);
+    plx_status_t st = PLX_SUCCESS;
+    if (g->active)
+        st = plx_bad_arg(fn, "the graph is still running an earlier launch (wait for its request first)");
+    else if (g->outstanding)
+        st = plx_bad_arg(fn, "%u compute node(s) of an earlier launch that timed out are still running",
+                         g->outstanding);
+    if (st != PLX_SUCCESS) {
+        pthread_mutex_unlock(&g->lk);
         plx_ctx_unlock(ctx);
-        return plx_bad_arg(fn, "the graph is still running an earlier launch (wait for its request first)");
-    }
-    drain_stale(g);
-    if (g->outstanding) {
-        plx_ctx_unlock(ctx);
-        return plx_bad_arg(fn, "%u compute node(s) of an earlier launch that timed out are still running",
-                           g->outstanding);
+        return st;
     }
     /* per-launch reset: O(n) copies of arrays made at compile, no allocation */
     uint32_t n = g->n;
@@ -413,27 +556,36 @@ static plx_status_t launch(const char *fn, plx_graph_t g, plx_request_t *req, in
         memset(g->t_start, 0, (size_t)n * sizeof *g->t_start);
         memset(g->t_end, 0, (size_t)n * sizeof *g->t_end);
     }
-    for (uint32_t c = 0; c < g->ncomms; c++) g->comms[c].next = 0;
+    for (uint32_t c = 0; c < g->ncomms; c++) g->comms[c].next = g->comms[c].inflight = 0;
     lvq_reset(&g->rq);
-    g->ncready = 0;
+    lvq_reset(&g->crq);
+    g->defer_head = g->defer_tail = 0;
     g->fifo_head = g->fifo_tail = 0;
-    g->nposted = 0;
+    g->nposted = g->ncoll_posted = 0;
     g->status = PLX_SUCCESS;
     g->stop = 0;
     atomic_store_explicit(&g->skip, 0, memory_order_relaxed);
     g->failed_node = -1;
     g->remaining = n;
-    g->chk_completions = g->completions;
+    g->chk_completions = atomic_load_explicit(&g->completions, memory_order_relaxed);
+    g->measure = (g->launches++ & (GRAPH_MEASURE_EVERY - 1)) == 0;
     g->chk_since = 0;
     for (uint32_t i = 0; i < g->nroots; i++) make_ready(g, g->roots[i]);
-    g->dirty = 1;
     g->active = 1;
-    if (g->pool) graph_pool_helper_set(g, helper);
+    atomic_store_explicit(&g->wake, 1, memory_order_relaxed);
+    /* the flag only matters while g has nodes queued, so a value left by
+     * the last launch is harmless; the pool mutex is taken only to change it */
+    if (g->pool) {
+        if (g->helper != helper) graph_pool_helper_set(g, helper);
+        else atomic_store_explicit(&g->helper_idle, helper, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&g->lk);
     plx_req_hook_t hook = { graph_advance, graph_check, graph_cancel, g };
-    plx_status_t st = plx_req_start_hook(ctx, &hook, req);   /* runs the first dispatch */
-    if (st != PLX_SUCCESS) {
+    st = plx_req_start_hook(ctx, &hook, req);   /* runs the first dispatch */
+    if (st != PLX_SUCCESS) {                    /* nothing was dispatched */
+        pthread_mutex_lock(&g->lk);
         g->active = 0;
-        if (g->pool) graph_pool_helper_set(g, 0);
+        pthread_mutex_unlock(&g->lk);
     }
     plx_ctx_unlock(ctx);
     return st;
@@ -460,7 +612,7 @@ plx_status_t plx_graph_run(plx_graph_t g)
         if (g->pool) {
             int v = graph_pool_helper_take(g);
             if (v >= 0) {
-                graph_run_compute(g, (uint32_t)v);
+                graph_run_compute(g, (uint32_t)v, 2);
                 atomic_store_explicit(&g->helper_idle, 1, memory_order_relaxed);
                 work = 1;
             }
@@ -469,18 +621,19 @@ plx_status_t plx_graph_run(plx_graph_t g)
         if (ctx->pt.running ? plx_ctx_trylock(ctx) : (plx_ctx_lock(ctx), 1)) {
             work += plx_engine_progress(ctx);
             if ((++iter & 63) == 0) plx_engine_check_deadlines(ctx);
-            if (g->completions != seen) {   /* the graph moved (the engine counts no event for it) */
-                seen = g->completions;
-                work = 1;
-            }
             plx_ctx_unlock(ctx);
+        }
+        /* the engine counts no event for the graph's own moves */
+        uint64_t c = atomic_load_explicit(&g->completions, memory_order_relaxed);
+        if (c != seen) {
+            seen = c;
+            work = 1;
         }
         if (work) plx_backoff_reset(&bo);
         else plx_backoff_idle(&bo);
     }
     plx_ctx_lock(ctx);
     plx_status_t st = plx_req_collect_locked(&req);
-    if (g->pool) graph_pool_helper_set(g, 0);
     plx_ctx_unlock(ctx);
     return st;
 }

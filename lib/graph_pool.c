@@ -3,8 +3,8 @@
  *
  * One pool per context, shared by all its graphs: started by the first
  * plx_graph_compile of a graph with compute nodes, joined when the last
- * such graph is freed (refcounted; found through a small registry keyed
- * by the context, since the context object has no slot for it).  Its size
+ * such graph is freed or at plx_finalize (refcounted; held by the context
+ * as ctx->graph_pool).  Its size
  * is PLX_GRAPH_THREADS, by default the cores this process may use divided
  * by the ranks on its node (at least 1): ranks of one node share the cores.
  *
@@ -45,7 +45,7 @@
 typedef struct gpool {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    plx_context_t ctx;         /* registry key only: never dereferenced by workers */
+    plx_context_t ctx;         /* owner; never dereferenced by workers */
     int refs;
     int nthreads;
     pthread_t *tids;
@@ -55,11 +55,8 @@ typedef struct gpool {
     int nspinning;             /* workers looking for work without sleeping */
     _Atomic uint32_t queued;   /* nodes in all graphs' queues */
     plx_graph_t whead, wtail;  /* graphs with queued nodes */
-    struct gpool *next;        /* registry */
 } gpool_t;
 
-static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
-static gpool_t *registry;
 
 /* ---- settings ---------------------------------------------------------------- */
 int graph_threads_env(int *n)
@@ -132,12 +129,14 @@ static uint32_t take_locked(gpool_t *p, plx_graph_t g)
 }
 
 /* Wake sleepers for the queued nodes nobody is about to take (mu held). */
-static void kick_locked(gpool_t *p, plx_graph_t g, int helper_ok)
+static void kick_locked(gpool_t *p, plx_graph_t g, int helper_ok, int self)
 {
     g->helper_ok = helper_ok;
     int queued = (int)atomic_load_explicit(&p->queued, memory_order_relaxed);
     if (!queued) return;
-    int takers = p->nspinning + p->nwake;
+    /* the caller itself: a worker takes the next node; plx_graph_run's
+     * thread only if it may */
+    int takers = p->nspinning + p->nwake + (self == 1 || (self == 2 && helper_ok));
     for (plx_graph_t h = p->whead; h; h = h->wnext)
         if (h->helper && h->helper_ok && atomic_load_explicit(&h->helper_idle, memory_order_relaxed))
             takers++;
@@ -148,22 +147,27 @@ static void kick_locked(gpool_t *p, plx_graph_t g, int helper_ok)
 }
 
 /* ---- running a node ------------------------------------------------------------- */
-void graph_run_compute(plx_graph_t g, uint32_t v)
+int graph_call_compute(plx_graph_t g, uint32_t v)
 {
-    int rc = 0;
-    if (!atomic_load_explicit(&g->skip, memory_order_relaxed)) {
-        const gnode_t *x = &g->nodes[v];
-        if (g->timing) g->t_start[v] = plx_now();
-        rc = x->u.c.fn(x->u.c.arg);
-        if (g->timing) g->t_end[v] = plx_now();
+    if (atomic_load_explicit(&g->skip, memory_order_relaxed)) return 0;
+    const gnode_t *x = &g->nodes[v];
+    double t0 = plx_now();
+    int rc = x->u.c.fn(x->u.c.arg);
+    double t1 = plx_now();
+    g->last[v] = (float)(t1 - t0);   /* the executor runs it inline next time if short */
+    if (g->timing) {
+        g->t_start[v] = t0;
+        g->t_end[v] = t1;
     }
-    g->rc[v] = rc;
-    /* publish (release: the node's results and rc travel with it) */
-    int32_t old = atomic_load_explicit(&g->done_head, memory_order_relaxed);
-    do {
-        g->done_next[v] = old;
-    } while (!atomic_compare_exchange_weak_explicit(&g->done_head, &old, (int32_t)v,
-                                                    memory_order_release, memory_order_relaxed));
+    return rc;
+}
+
+void graph_run_compute(plx_graph_t g, uint32_t v, int self)
+{
+    /* the best successor that became ready is run here at once: a chain of
+     * compute nodes stays on one thread */
+    for (int next = (int)v; next >= 0;)
+        next = graph_worker_done(g, (uint32_t)next, graph_call_compute(g, (uint32_t)next), self);
 }
 
 /* Look for work without sleeping: 1 when some is queued, 0 after the budget. */
@@ -193,7 +197,7 @@ static void *worker_main(void *arg)
             plx_graph_t g = p->whead;
             uint32_t v = take_locked(p, g);
             pthread_mutex_unlock(&p->mu);
-            graph_run_compute(g, v);
+            graph_run_compute(g, v, 1);
             pthread_mutex_lock(&p->mu);
             continue;
         }
@@ -213,7 +217,7 @@ static void *worker_main(void *arg)
 }
 
 /* ---- the executor's side ------------------------------------------------------------ */
-void graph_pool_push(plx_graph_t g, const uint32_t *v, uint32_t n, int helper_ok)
+void graph_pool_push(plx_graph_t g, const uint32_t *v, uint32_t n, int helper_ok, int self)
 {
     gpool_t *p = g->pool;
     pthread_mutex_lock(&p->mu);
@@ -221,7 +225,7 @@ void graph_pool_push(plx_graph_t g, const uint32_t *v, uint32_t n, int helper_ok
     atomic_store_explicit(&g->cq_n, g->cq.count, memory_order_relaxed);
     atomic_fetch_add_explicit(&p->queued, n, memory_order_relaxed);
     if (!g->in_work) work_append(p, g);
-    kick_locked(p, g, helper_ok);
+    kick_locked(p, g, helper_ok, self);
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -229,7 +233,7 @@ void graph_pool_kick(plx_graph_t g, int helper_ok)
 {
     gpool_t *p = g->pool;
     pthread_mutex_lock(&p->mu);
-    kick_locked(p, g, helper_ok);
+    kick_locked(p, g, helper_ok, 0);
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -321,7 +325,7 @@ static gpool_t *pool_create(plx_context_t ctx, plx_status_t *st)
             break;
         }
         char name[16];
-        snprintf(name, sizeof name, "plx-graph-%d", i);
+        snprintf(name, sizeof name, "plx-graph-%d", i % 1000);
         pthread_setname_np(p->tids[i], name);
         p->nthreads++;
     }
@@ -335,21 +339,21 @@ static gpool_t *pool_create(plx_context_t ctx, plx_status_t *st)
     return p;
 }
 
+/* The context owns its pool (ctx->graph_pool, under ctx->lock): made by
+ * the first compiled graph with compute nodes, destroyed with the last such
+ * graph or at plx_finalize. */
 plx_status_t graph_pool_attach(plx_graph_t g)
 {
     plx_status_t st = PLX_SUCCESS;
-    pthread_mutex_lock(&registry_mu);
-    gpool_t *p = registry;
-    while (p && p->ctx != g->ctx) p = p->next;
-    if (!p && (p = pool_create(g->ctx, &st))) {
-        p->next = registry;
-        registry = p;
-    }
+    plx_context_t ctx = g->ctx;
+    plx_ctx_lock(ctx);
+    gpool_t *p = ctx->graph_pool;
+    if (!p && (p = pool_create(ctx, &st))) ctx->graph_pool = p;
     if (p) {
         p->refs++;
         g->pool = p;
     }
-    pthread_mutex_unlock(&registry_mu);
+    plx_ctx_unlock(ctx);
     return st;
 }
 
@@ -358,13 +362,17 @@ void graph_pool_detach(plx_graph_t g)
     gpool_t *p = g->pool;
     if (!p) return;
     g->pool = NULL;
-    pthread_mutex_lock(&registry_mu);
+    plx_context_t ctx = g->ctx;
+    plx_ctx_lock(ctx);
     int last = --p->refs == 0;
-    if (last) {
-        gpool_t **pp = &registry;
-        while (*pp != p) pp = &(*pp)->next;
-        *pp = p->next;
-    }
-    pthread_mutex_unlock(&registry_mu);
-    if (last) pool_destroy(p);
+    if (last) ctx->graph_pool = NULL;
+    plx_ctx_unlock(ctx);
+    if (last) pool_destroy(p);   /* joins the workers: outside the lock */
+}
+
+void plx_graph_pool_release(plx_context_t ctx)
+{
+    gpool_t *p = ctx->graph_pool;
+    ctx->graph_pool = NULL;
+    if (p) pool_destroy(p);
 }

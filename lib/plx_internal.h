@@ -94,6 +94,15 @@ struct plx_context {
         pthread_t tid;
         pthread_cond_t wake;
     } pt;
+
+    /* Worker threads of the task-graph executor (lib/graph_pool.c), made
+     * by the first compiled graph with compute nodes. */
+    struct gpool *graph_pool;
+
+    /* GPU buffers (lib/device.c): dev_on is set once at init when a CUDA
+     * device is usable; while it is 0 the host path makes no CUDA call. */
+    int dev_on;
+    struct plx_dev_ctx *dev;
 };
 
 static inline void plx_ctx_lock(struct plx_context *ctx) { pthread_mutex_lock(&ctx->lock); }
@@ -119,6 +128,10 @@ struct plx_comm {
     struct node_slots *slots;
     struct hier_map *hier;     /* nodes of its ranks, for lib/coll/hier.c (built at first use) */
     struct plx_comm *next;     /* ctx->comms list */
+    /* GPU buffers (lib/device.c): plx_mem_type_t set by plx_comm_set_mem_type
+     * (0 = detect), and the device state made at the first device collective */
+    int mem_type;
+    struct plx_dev_comm *dev;
 };
 
 /* A communicator handle is usable. */

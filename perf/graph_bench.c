@@ -1,0 +1,574 @@
+/*
+ * perf/graph_bench.c — task-graph executor benchmarks (plx_graph_*).
+ *
+ *   plexusrun -n 2 graph_bench -m overhead        launches/s of a small graph vs plain calls
+ *   plexusrun -n 1 graph_bench -m nodes           per-node cost from 10 to 100,000 nodes
+ *   plexusrun -n 2 graph_bench -m overlap         ResNet-50-like backward pass: overlap
+ *
+ * overhead: the graph compute(8 B) -> allreduce(8 B) -> compute, compiled
+ *   once, launched in a loop through plx_graph_run and through
+ *   plx_graph_launch + plx_wait, against the same three steps as plain
+ *   calls (write, plx_allreduce, read).  The three loops are interleaved for
+ *   --rounds rounds (default 5) of ~--time seconds each (default 0.3);
+ *   medians of launches per second and the ratio graph/plain.
+ * nodes: per-node cost of compiled graphs of N nodes, N = 10, 100, 1000,
+ *   10000, 100000 (--sizes a,b,...): shape chain (N no-op compute nodes one
+ *   after the other), wide (a root, N-2 independent no-op nodes, a sink),
+ *   and mixed (compute -> 8-B allreduce pairs in a chain: communication on
+ *   every other node).  Time per launch / N, median of --rounds rounds,
+ *   through plx_graph_run and launch + wait; also compile time per node.
+ * overlap: 50 layers (ResNet-50's: conv1, the 48 convolutions of the
+ *   bottleneck blocks and fc; each layer's gradient bucket is its weight
+ *   plus its batch-norm parameters, a block's downsample branch joins its
+ *   last convolution; 16.5 KiB .. 12 MiB, 97.5 MiB in all, in backward
+ *   order; --layers FILE reads another list of "name<TAB>bytes" lines).
+ *   The backward pass is a chain of compute nodes L50 -> L49 -> ... -> L1
+ *   (each layer's gradient needs the one after it), each followed by an
+ *   allreduce (float32, average) of its bucket that nothing waits for
+ *   until the end.  sum_comm is measured first: each bucket's blocking
+ *   allreduce alone (median of 3); every layer then computes for
+ *   --scale x sum_comm / 50 (default 1: balanced) -- host-idle (the thread
+ *   sleeps, as while a GPU kernel runs) or CPU-busy (it spins).
+ *   Reported per compute kind and policy (comm_first, compute_first, fifo):
+ *   total time per iteration (median of --iters, default 5) against the
+ *   ideal max(sum_compute, sum_comm), and against FIFO.
+ *
+ * Rank 0 prints; every rank takes part (the graphs contain collectives).
+ * Timing on a shared 2-core machine is noisy: compare within one run.
+ */
+#include <plexus.h>
+
+#include <stdatomic.h>
+#include <stdio.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int rank, size;
+static plx_context_t ctx;
+static plx_comm_t world;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* every rank gets rank 0's value: loops end together */
+static double agree(double x)
+{
+    plx_bcast(&x, 1, PLX_FLOAT64, 0, world);
+    return x;
+}
+
+static void die(const char *what, plx_status_t st)
+{
+    fprintf(stderr, "graph_bench rank %d: %s: %s\n", rank, what, plx_strerror(st));
+    exit(1);
+}
+#define TRY(call)                                   \
+    do {                                            \
+        plx_status_t st_ = (call);                  \
+        if (st_ != PLX_SUCCESS) die(#call, st_);    \
+    } while (0)
+
+/* ===================================================================== overhead */
+typedef struct small {
+    double in, out, seen;
+    long wrong;
+} small_t;
+
+static int small_write(void *arg)
+{
+    small_t *s = arg;
+    s->in = (double)(rank + 1);
+    return 0;
+}
+
+static int small_read(void *arg)
+{
+    small_t *s = arg;
+    s->seen = s->out;
+    s->wrong += s->out != (double)size * (size + 1) / 2;
+    return 0;
+}
+
+enum { M_PLAIN, M_RUN, M_LAUNCH, M_COUNT };
+static const char *mode_name[M_COUNT] = { "plain calls", "plx_graph_run", "launch + wait" };
+
+/* Run `iters` iterations of mode m; returns seconds. */
+static double small_loop(int m, plx_graph_t g, small_t *s, long iters)
+{
+    plx_barrier(world);
+    double t0 = now();
+    for (long i = 0; i < iters; i++) {
+        if (m == M_PLAIN) {
+            small_write(s);
+            TRY(plx_allreduce(&s->in, &s->out, 1, PLX_FLOAT64, PLX_SUM, world));
+            small_read(s);
+        } else if (m == M_RUN) {
+            TRY(plx_graph_run(g));
+        } else {
+            plx_request_t r;
+            TRY(plx_graph_launch(g, &r));
+            TRY(plx_wait(&r));
+        }
+    }
+    return now() - t0;
+}
+
+static long bench_overhead(int rounds, double tsec)
+{
+    small_t *s = calloc(1, sizeof *s);
+    plx_graph_t g;
+    plx_graph_node_t a, b, c;
+    TRY(plx_graph_create(ctx, &g));
+    TRY(plx_graph_add_compute(g, small_write, s, &a));
+    TRY(plx_graph_add_allreduce(g, &s->in, &s->out, 1, PLX_FLOAT64, PLX_SUM, world, &b));
+    TRY(plx_graph_add_compute(g, small_read, s, &c));
+    TRY(plx_graph_depend(g, a, b));
+    TRY(plx_graph_depend(g, b, c));
+    TRY(plx_graph_compile(g));
+    /* calibrate iterations per round on the slowest mode */
+    long iters[M_COUNT];
+    for (int m = 0; m < M_COUNT; m++) {
+        small_loop(m, g, s, 200);
+        double dt = agree(small_loop(m, g, s, 2000));
+        iters[m] = (long)(tsec / (dt / 2000));
+        if (iters[m] < 1000) iters[m] = 1000;
+    }
+    double *rate = calloc((size_t)(rounds * M_COUNT), sizeof *rate);
+    for (int r = 0; r < rounds; r++)
+        for (int m = 0; m < M_COUNT; m++) {
+            double dt = agree(small_loop(m, g, s, iters[m]));
+            rate[m * rounds + r] = (double)iters[m] / dt;
+        }
+    if (rank == 0) {
+        printf("# overhead: compute(8 B) -> allreduce(8 B) -> compute, %d ranks, %d rounds interleaved, medians\n",
+               size, rounds);
+        printf("%-16s %14s %12s %10s\n", "mode", "per second", "us each", "vs plain");
+        double plain = 0;
+        for (int m = 0; m < M_COUNT; m++) {
+            double med = median(&rate[m * rounds], rounds);
+            if (m == M_PLAIN) plain = med;
+            printf("%-16s %14.0f %12.3f %10.3f\n", mode_name[m], med, 1e6 / med, med / plain);
+        }
+        printf("result check: %ld wrong\n", s->wrong);
+    }
+    long wrong = s->wrong;
+    TRY(plx_graph_free(&g));
+    free(rate);
+    free(s);
+    return wrong;
+}
+
+/* ===================================================================== nodes */
+static int noop(void *arg) { (void)arg; return 0; }
+
+typedef struct mixed { double in, out; } mixed_t;
+static int mixed_write(void *arg) { mixed_t *m = arg; m->in = (double)rank; return 0; }
+
+enum { S_CHAIN, S_WIDE, S_MIXED, S_COUNT };
+static const char *shape_name[S_COUNT] = { "chain", "wide", "mixed" };
+
+static plx_graph_t build_shape(int shape, int n, mixed_t *mx, double *compile_s)
+{
+    plx_graph_t g;
+    TRY(plx_graph_create(ctx, &g));
+    plx_graph_node_t prev = -1, v, root = -1, sink;
+    if (shape == S_WIDE) {
+        TRY(plx_graph_add_compute(g, noop, NULL, &root));
+        TRY(plx_graph_add_compute(g, noop, NULL, &sink));
+        for (int i = 0; i < n - 2; i++) {
+            TRY(plx_graph_add_compute(g, noop, NULL, &v));
+            TRY(plx_graph_depend(g, root, v));
+            TRY(plx_graph_depend(g, v, sink));
+        }
+    } else {
+        for (int i = 0; i < n; i++) {
+            if (shape == S_MIXED && i % 2)
+                TRY(plx_graph_add_allreduce(g, &mx->in, &mx->out, 1, PLX_FLOAT64, PLX_SUM, world, &v));
+            else
+                TRY(plx_graph_add_compute(g, shape == S_MIXED ? mixed_write : noop, mx, &v));
+            if (prev >= 0) TRY(plx_graph_depend(g, prev, v));
+            prev = v;
+        }
+    }
+    double t0 = now();
+    TRY(plx_graph_compile(g));
+    *compile_s = now() - t0;
+    return g;
+}
+
+static double launch_once(plx_graph_t g, int use_run)
+{
+    double t0 = now();
+    if (use_run) {
+        TRY(plx_graph_run(g));
+    } else {
+        plx_request_t r;
+        TRY(plx_graph_launch(g, &r));
+        TRY(plx_wait(&r));
+    }
+    return now() - t0;
+}
+
+static void bench_nodes(const int *sizes, int nsizes, int rounds, double tsec)
+{
+    mixed_t mx = { 0, 0 };
+    if (rank == 0) {
+        printf("# per-node cost: us per node per launch (median of %d rounds), %d rank(s)\n", rounds, size);
+        printf("%-6s %8s %12s %12s %12s %10s\n", "shape", "nodes", "run", "launch+wait", "compile", "launches");
+    }
+    for (int sh = 0; sh < S_COUNT; sh++)
+        for (int i = 0; i < nsizes; i++) {
+            int n = sizes[i];
+            if (sh == S_WIDE && n < 3) continue;
+            double comp;
+            plx_graph_t g = build_shape(sh, n, &mx, &comp);
+            /* warm up: the first launch times every node on a worker */
+            for (int w = 0; w < 3; w++) launch_once(g, 1);
+            double one = agree(launch_once(g, 1));
+            long iters = (long)(tsec / rounds / (one > 1e-7 ? one : 1e-7));
+            if (iters < 5) iters = 5;
+            if (iters > 200000) iters = 200000;
+            double *t[2];
+            for (int u = 0; u < 2; u++) {
+                t[u] = calloc((size_t)rounds, sizeof(double));
+                for (int r = 0; r < rounds; r++) {
+                    plx_barrier(world);
+                    double t0 = now();
+                    for (long k = 0; k < iters; k++) launch_once(g, !u);
+                    t[u][r] = agree((now() - t0) / (double)iters);
+                }
+            }
+            if (rank == 0)
+                printf("%-6s %8d %12.4f %12.4f %12.4f %10ld\n", shape_name[sh], n,
+                       median(t[0], rounds) / n * 1e6, median(t[1], rounds) / n * 1e6, comp / n * 1e6,
+                       iters);
+            fflush(stdout);
+            free(t[0]);
+            free(t[1]);
+            TRY(plx_graph_free(&g));
+        }
+}
+
+/* ===================================================================== overlap */
+typedef struct layer { char name[48]; size_t bytes; } layer_t;
+
+/* ResNet-50 gradient buckets in backward order, from
+ * /work/shared/data/resnet50-params.tsv (see the header comment). */
+static const layer_t resnet50[] = {
+    { "fc", 8196000 }, { "layer4.2.conv3", 4210688 }, { "layer4.2.conv2", 9441280 },
+    { "layer4.2.conv1", 4198400 }, { "layer4.1.conv3", 4210688 }, { "layer4.1.conv2", 9441280 },
+    { "layer4.1.conv1", 4198400 }, { "layer4.0.conv3", 12615680 }, { "layer4.0.conv2", 9441280 },
+    { "layer4.0.conv1", 2101248 }, { "layer3.5.conv3", 1056768 }, { "layer3.5.conv2", 2361344 },
+    { "layer3.5.conv1", 1050624 }, { "layer3.4.conv3", 1056768 }, { "layer3.4.conv2", 2361344 },
+    { "layer3.4.conv1", 1050624 }, { "layer3.3.conv3", 1056768 }, { "layer3.3.conv2", 2361344 },
+    { "layer3.3.conv1", 1050624 }, { "layer3.2.conv3", 1056768 }, { "layer3.2.conv2", 2361344 },
+    { "layer3.2.conv1", 1050624 }, { "layer3.1.conv3", 1056768 }, { "layer3.1.conv2", 2361344 },
+    { "layer3.1.conv1", 1050624 }, { "layer3.0.conv3", 3165184 }, { "layer3.0.conv2", 2361344 },
+    { "layer3.0.conv1", 526336 }, { "layer2.3.conv3", 264192 }, { "layer2.3.conv2", 590848 },
+    { "layer2.3.conv1", 263168 }, { "layer2.2.conv3", 264192 }, { "layer2.2.conv2", 590848 },
+    { "layer2.2.conv1", 263168 }, { "layer2.1.conv3", 264192 }, { "layer2.1.conv2", 590848 },
+    { "layer2.1.conv1", 263168 }, { "layer2.0.conv3", 792576 }, { "layer2.0.conv2", 590848 },
+    { "layer2.0.conv1", 131584 }, { "layer1.2.conv3", 67584 }, { "layer1.2.conv2", 147968 },
+    { "layer1.2.conv1", 66048 }, { "layer1.1.conv3", 67584 }, { "layer1.1.conv2", 147968 },
+    { "layer1.1.conv1", 66048 }, { "layer1.0.conv3", 134144 }, { "layer1.0.conv2", 147968 },
+    { "layer1.0.conv1", 16896 }, { "conv1", 38144 },
+};
+
+static layer_t *read_layers(const char *path, int *n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        exit(2);
+    }
+    layer_t *l = NULL;
+    int cap = 0;
+    *n = 0;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char name[48];
+        unsigned long long b;
+        if (line[0] == '#' || sscanf(line, "%47s %llu", name, &b) != 2) continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 64;
+            l = realloc(l, (size_t)cap * sizeof *l);
+        }
+        snprintf(l[*n].name, sizeof l[*n].name, "%s", name);
+        l[(*n)++].bytes = (size_t)b;
+    }
+    fclose(f);
+    return l;
+}
+
+typedef struct lnode {
+    double t;                  /* idle: seconds to sleep */
+    long work;                 /* busy: iterations of arithmetic (calibrated to take t alone) */
+    int busy;
+    float *grad;
+    size_t n;
+} lnode_t;
+
+static volatile double sink;
+
+static void spin_work(long iters)
+{
+    double x = 1.0;
+    for (long i = 0; i < iters; i++) x = x * 1.0000001 + 1e-9;
+    sink = x;
+}
+
+static int layer_compute(void *arg)
+{
+    lnode_t *l = arg;
+#ifdef PR_SET_TIMERSLACK
+    /* the default 50 us timer slack would lengthen every sleep (per thread) */
+    static _Thread_local int slack_set;
+    if (!slack_set) {
+        prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+        slack_set = 1;
+    }
+#endif
+    if (l->busy) {
+        spin_work(l->work);
+        /* the CPU produced the gradient: touch one element per page */
+        for (size_t i = 0; i < l->n; i += 1024) l->grad[i] = (float)(rank + 1);
+    } else {
+        /* a GPU kernel produces it: the host only waits */
+        struct timespec ts = { (time_t)l->t, (long)((l->t - (double)(time_t)l->t) * 1e9) };
+        while (nanosleep(&ts, &ts) != 0) {
+        }
+    }
+    return 0;
+}
+
+/* Iterations of spin_work per second, on this thread alone. */
+static double spin_rate(void)
+{
+    long n = 1 << 16;
+    double dt;
+    for (;;) {
+        double t0 = now();
+        spin_work(n);
+        dt = now() - t0;
+        if (dt > 0.02) break;
+        n *= 2;
+    }
+    double best = dt;
+    for (int r = 0; r < 2; r++) {
+        double t0 = now();
+        spin_work(n);
+        dt = now() - t0;
+        if (dt < best) best = dt;
+    }
+    return (double)n / best;
+}
+
+static void bench_overlap(const layer_t *layers, int nl, double scale, int iters, int kinds_mask,
+                          const char *policies, int gaps, int gaps_policy)
+{
+    float **grad = calloc((size_t)nl, sizeof *grad);
+    size_t total = 0;
+    for (int i = 0; i < nl; i++) {
+        size_t n = layers[i].bytes / 4;
+        grad[i] = malloc((n ? n : 1) * sizeof(float));
+        for (size_t j = 0; j < n; j++) grad[i][j] = 1.0f;
+        total += layers[i].bytes;
+    }
+    /* sum_comm: each bucket's allreduce alone, median of 3 */
+    double sum_comm = 0;
+    for (int i = 0; i < nl; i++) {
+        double t[3];
+        for (int r = 0; r < 4; r++) {
+            plx_barrier(world);
+            double t0 = now();
+            TRY(plx_allreduce(PLX_IN_PLACE, grad[i], layers[i].bytes / 4, PLX_FLOAT32, PLX_AVG, world));
+            if (r) t[r - 1] = now() - t0;
+        }
+        sum_comm += median(t, 3);
+    }
+    sum_comm = agree(sum_comm);
+    double per_layer = scale * sum_comm / nl;
+    double rate = agree(spin_rate());
+    if (rank == 0) {
+        printf("# overlap: %d layers, %.1f MiB of gradients, %d ranks; sum_comm %.2f ms (each allreduce alone, "
+               "median of 3); compute %.3f ms per layer (idle: sleep; busy: arithmetic); median of %d iterations\n",
+               nl, (double)total / 1048576.0, size, sum_comm * 1e3, per_layer * 1e3, iters);
+        printf("%-6s %-14s %12s %12s %10s %10s\n", "kind", "policy", "total ms", "ideal ms", "vs ideal",
+               "vs fifo");
+    }
+    lnode_t *ln = calloc((size_t)nl, sizeof *ln);
+    for (int kind = 0; kind < 2; kind++) {
+        if (!(kinds_mask & (1 << kind))) continue;
+        plx_graph_t g;
+        TRY(plx_graph_create(ctx, &g));
+        plx_graph_node_t prev = -1, c, a;
+        for (int i = 0; i < nl; i++) {
+            ln[i] = (lnode_t){ per_layer, (long)(per_layer * rate), kind, grad[i], layers[i].bytes / 4 };
+            TRY(plx_graph_add_compute(g, layer_compute, &ln[i], &c));
+            TRY(plx_graph_add_allreduce(g, PLX_IN_PLACE, grad[i], layers[i].bytes / 4, PLX_FLOAT32, PLX_AVG,
+                                        world, &a));
+            TRY(plx_graph_depend(g, c, a));
+            if (prev >= 0) TRY(plx_graph_depend(g, prev, c));
+            prev = c;
+        }
+        /* sum_compute: the 50 layers' compute alone, one after the other
+         * (median of 3; the sleeps' real length, overshoot included) */
+        double tc[3];
+        for (int r = 0; r < 3; r++) {
+            double t0 = now();
+            for (int i = 0; i < nl; i++) layer_compute(&ln[i]);
+            tc[r] = now() - t0;
+        }
+        double sum_comp = agree(median(tc, 3));
+        double ideal = sum_comp > sum_comm ? sum_comp : sum_comm;
+        TRY(plx_graph_compile(g));
+        const char *pn[3] = { "comm_first", "compute_first", "fifo" };
+        const plx_graph_policy_t pv[3] = { PLX_GRAPH_COMM_FIRST, PLX_GRAPH_COMPUTE_FIRST, PLX_GRAPH_FIFO };
+        double med[3] = { 0, 0, 0 };
+        /* policies interleaved per iteration: the machine's noise hits all alike */
+        double *tp[3];
+        for (int p = 0; p < 3; p++) tp[p] = calloc((size_t)iters, sizeof(double));
+        TRY(plx_graph_run(g));   /* warm-up */
+        for (int it = 0; it < iters; it++)
+            for (int p = 0; p < 3; p++) {
+                if (!strstr(policies, pn[p])) continue;
+                TRY(plx_graph_set_policy(g, pv[p]));
+                plx_barrier(world);
+                double t0 = now();
+                TRY(plx_graph_run(g));
+                tp[p][it] = agree(now() - t0);
+            }
+        for (int p = 0; p < 3; p++)
+            if (strstr(policies, pn[p])) med[p] = median(tp[p], iters);
+        if (gaps) {
+            /* where the time goes: the chain's gaps (a layer's end to the next one's start) */
+            TRY(plx_graph_set_policy(g, pv[gaps_policy]));
+            TRY(plx_graph_set_timing(g, 1));
+            plx_barrier(world);
+            TRY(plx_graph_run(g));
+            double gsum = 0, gmax = 0, csum = 0, lastar = 0, s0, e0, s1, e1;
+            for (int i = 0; i < nl; i++) {
+                TRY(plx_graph_node_times(g, 2 * i, &s1, &e1));
+                csum += e1 - s1;
+                if (i) {
+                    TRY(plx_graph_node_times(g, 2 * (i - 1), &s0, &e0));
+                    gsum += s1 - e0;
+                    if (s1 - e0 > gmax) gmax = s1 - e0;
+                }
+                TRY(plx_graph_node_times(g, 2 * i + 1, &s0, &e0));
+                if (e0 > lastar) lastar = e0;
+            }
+            TRY(plx_graph_node_times(g, 0, &s0, &e0));
+            if (rank == 0 && gaps > 1)
+                for (int i = 0; i < nl; i++) {
+                    double cs, ce, as, ae;
+                    plx_graph_node_times(g, 2 * i, &cs, &ce);
+                    plx_graph_node_times(g, 2 * i + 1, &as, &ae);
+                    printf("  %2d %-16s %9zu  compute %8.3f-%8.3f  allreduce %8.3f-%8.3f (%.3f ms)\n", i,
+                           layers[i].name, layers[i].bytes, (cs - s0) * 1e3, (ce - s0) * 1e3, (as - s0) * 1e3,
+                           (ae - s0) * 1e3, (ae - as) * 1e3);
+                }
+            if (rank == 0)
+                printf("  gaps (%s, rank 0): compute %.2f ms measured, chain gaps sum %.2f ms "
+                       "(max %.3f ms), last allreduce done %.2f ms after the first layer started\n",
+                       pn[gaps_policy], csum * 1e3, gsum * 1e3, gmax * 1e3, (lastar - s0) * 1e3);
+            TRY(plx_graph_set_timing(g, 0));
+        }
+        if (rank == 0) {
+            printf("%-6s sum_compute %.2f ms (alone), sum_comm %.2f ms: ideal max() = %.2f ms\n",
+                   kind ? "busy" : "idle", sum_comp * 1e3, sum_comm * 1e3, ideal * 1e3);
+            for (int p = 0; p < 3; p++) {
+                if (!strstr(policies, pn[p])) continue;
+                printf("%-6s %-14s %12.2f %12.2f %10.3f %10.3f\n", kind ? "busy" : "idle", pn[p], med[p] * 1e3,
+                       ideal * 1e3, med[p] / ideal, med[2] > 0 ? med[p] / med[2] : 0.0);
+            }
+        }
+        fflush(stdout);
+        for (int p = 0; p < 3; p++) free(tp[p]);
+        TRY(plx_graph_free(&g));
+    }
+    for (int i = 0; i < nl; i++) free(grad[i]);
+    free(grad);
+    free(ln);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = "overhead", *layers_file = NULL, *policies = "comm_first,compute_first,fifo";
+    int rounds = 5, iters = 5, kinds = 3, gaps = 0, gaps_policy = 0;
+    double tsec = 0.3, scale = 1.0;
+    int sizes[16] = { 10, 100, 1000, 10000, 100000 }, nsizes = 5;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-m") && v) mode = argv[++i];
+        else if (!strcmp(a, "--rounds") && v) rounds = atoi(argv[++i]);
+        else if (!strcmp(a, "--time") && v) tsec = atof(argv[++i]);
+        else if (!strcmp(a, "--iters") && v) iters = atoi(argv[++i]);
+        else if (!strcmp(a, "--scale") && v) scale = atof(argv[++i]);
+        else if (!strcmp(a, "--layers") && v) layers_file = argv[++i];
+        else if (!strcmp(a, "--policies") && v) policies = argv[++i];
+        else if (!strcmp(a, "--gaps")) gaps = 1;
+        else if (!strcmp(a, "--dump")) gaps = 2;
+        else if (!strcmp(a, "--gaps-policy") && v) {
+            v = argv[++i];
+            gaps_policy = !strcmp(v, "fifo") ? 2 : !strcmp(v, "compute_first") ? 1 : 0;
+        }
+        else if (!strcmp(a, "--compute") && v) {
+            v = argv[++i];
+            kinds = !strcmp(v, "idle") ? 1 : !strcmp(v, "busy") ? 2 : 3;
+        } else if (!strcmp(a, "--sizes") && v) {
+            char *s = argv[++i], *tok;
+            nsizes = 0;
+            for (tok = strtok(s, ","); tok && nsizes < 16; tok = strtok(NULL, ",")) sizes[nsizes++] = atoi(tok);
+        } else {
+            fprintf(stderr,
+                    "usage: graph_bench [-m overhead|nodes|overlap] [--rounds N] [--time S] [--sizes a,b,..]\n"
+                    "                   [--iters N] [--scale X] [--compute idle|busy|both] [--layers FILE]\n"
+                    "                   [--policies comm_first,compute_first,fifo] [--gaps] [--dump]\n"
+                    "                   [--gaps-policy comm_first|compute_first|fifo]\n");
+            return 2;
+        }
+    }
+    if (rounds < 1) rounds = 1;
+    if (iters < 1) iters = 1;
+    TRY(plx_init(&ctx));
+    plx_comm_world(ctx, &world);
+    plx_comm_rank(world, &rank);
+    plx_comm_size(world, &size);
+    long wrong = 0;
+    if (!strcmp(mode, "overhead")) {
+        wrong = bench_overhead(rounds, tsec);
+    } else if (!strcmp(mode, "nodes")) {
+        bench_nodes(sizes, nsizes, rounds, tsec);
+    } else if (!strcmp(mode, "overlap")) {
+        int nl = (int)(sizeof resnet50 / sizeof resnet50[0]);
+        layer_t *l = layers_file ? read_layers(layers_file, &nl) : NULL;
+        bench_overlap(l ? l : resnet50, nl, scale, iters, kinds, policies, gaps, gaps_policy);
+        free(l);
+    } else {
+        fprintf(stderr, "graph_bench: unknown mode '%s'\n", mode);
+        return 2;
+    }
+    TRY(plx_finalize(&ctx));
+    return wrong ? 1 : 0;
+}
