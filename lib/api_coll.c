@@ -15,6 +15,7 @@
 #include "sched.h"
 #include "select.h"
 #include "request.h"
+#include "device.h"
 
 #include <string.h>
 
@@ -71,6 +72,12 @@ static plx_status_t check_extent(const char *fn, size_t count, plx_dtype_t dt, i
 /* Build the chosen algorithm's schedule and start it as a request. */
 static plx_status_t start_coll_locked(plx_comm_t comm, const coll_args_t *a, plx_request_t *req)
 {
+    /* Device buffers go to lib/device.c (NCCL or staging).  dev_on is 0
+     * when no CUDA device is usable: one predictable branch, no CUDA call. */
+    if (__builtin_expect(comm->ctx->dev_on, 0)) {
+        plx_status_t dst;
+        if (plx_dev_start_locked(comm, a, req, &dst)) return dst;
+    }
     size_t bytes = a->count * plx_dtype_size(a->dt);
     const coll_algo_t *algo = plx_select_algo(comm->ctx->select, a->coll, bytes, comm);
     if (!algo) return PLX_ERR_INTERNAL;
@@ -342,16 +349,6 @@ plx_status_t plx_query_algorithm(plx_comm_t comm, const char *collective, size_t
     plx_ctx_unlock(comm->ctx);
     if (!algo) return PLX_ERR_INTERNAL;
     *algorithm = algo->name;
-    if (transport) {
-        /* the transports serving the other ranks: "shm", "ucx" or "shm+ucx" */
-        plx_context_t ctx = comm->ctx;
-        unsigned used = 0;
-        for (int r = 0; r < comm->size; r++)
-            if (r != comm->rank || comm->size == 1) used |= 1u << ctx->peer_tl[comm->world_rank[r]];
-        static const char *const names[] = { "", "shm", "ucx", "shm+ucx" };
-        /* tl[] order is shm, ucx when both run; name a lone one by its own name */
-        if (ctx->ntl == 2 && used == 3) *transport = names[3];
-        else *transport = ctx->tl[__builtin_ctz(used ? used : 1)].ops->name;
-    }
+    if (transport) *transport = plx_comm_transports(comm);
     return PLX_SUCCESS;
 }

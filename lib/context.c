@@ -392,6 +392,22 @@ void plx_p2p_cancel(plx_comm_t comm, int peer, plx_tl_req_t *req)
     if (!req->done) ctx->tl[t].ops->cancel(ctx->tl[t].state, req);
 }
 
+const char *plx_comm_transports(plx_comm_t comm)
+{
+    if (comm->transports[0]) return comm->transports;
+    plx_context_t ctx = comm->ctx;
+    unsigned used = 0;
+    for (int r = 0; r < comm->size; r++)
+        if (r != comm->rank || comm->size == 1) used |= 1u << ctx->peer_tl[comm->world_rank[r]];
+    comm->tmask = used;
+    size_t len = 0;
+    for (int t = 0; t < ctx->ntl; t++)
+        if (used & (1u << t))
+            len += (size_t)snprintf(comm->transports + len, sizeof comm->transports - len, "%s%s",
+                                    len ? "+" : "", ctx->tl[t].ops->name);
+    return comm->transports;
+}
+
 int plx_progress(plx_context_t ctx)
 {
     int events = 0;

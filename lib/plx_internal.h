@@ -127,6 +127,8 @@ struct plx_comm {
     int slots_state;
     struct node_slots *slots;
     struct hier_map *hier;     /* nodes of its ranks, for lib/coll/hier.c (built at first use) */
+    char transports[32];       /* "shm", "ucx", "shm+ucx": who carries its traffic (first use) */
+    unsigned tmask;            /* the same as bits: 1 << index in ctx->tl[] */
     struct plx_comm *next;     /* ctx->comms list */
     /* GPU buffers (lib/device.c): plx_mem_type_t set by plx_comm_set_mem_type
      * (0 = detect), and the device state made at the first device collective */
@@ -163,6 +165,8 @@ plx_status_t plx_p2p_irecv(plx_comm_t comm, int peer, uint64_t tag, void *buf, s
 void plx_p2p_cancel(plx_comm_t comm, int peer, plx_tl_req_t *req);
 /* Poll every transport once; returns the number of events. */
 int plx_progress(plx_context_t ctx);
+/* The transports serving comm's other ranks, e.g. "shm+ucx". */
+const char *plx_comm_transports(plx_comm_t comm);
 /* PLX_ERR_PEER_FAILED if the world rank's process is known dead. */
 plx_status_t plx_peer_status(plx_context_t ctx, int world_rank);
 

@@ -42,7 +42,9 @@ typedef struct coll_rules {
 struct plx_select {
     coll_rules_t user[PLX_COLL_COUNT];
     coll_rules_t def[PLX_COLL_COUNT];
-    uint64_t logged[PLX_COLL_COUNT];   /* bit per algorithm index: first use already logged */
+    /* first use already logged: bit per algorithm index, per combination
+     * of transports (bit t: ctx->tl[t] carries some of the traffic) */
+    uint64_t logged[PLX_COLL_COUNT][16];
 };
 
 const char *plx_select_defaults(void) { return DEFAULT_TUNE; }
@@ -186,10 +188,12 @@ const coll_algo_t *plx_select_algo(plx_select_t *sel, plx_coll_t coll, size_t by
         return NULL;
     }
     unsigned idx = (unsigned)(a - plx_coll_algos);
-    if (idx < 64 && !(sel->logged[coll] & (1ull << idx))) {
-        sel->logged[coll] |= 1ull << idx;
-        plx_info("%s of %zu bytes on %d ranks: algorithm %s (first use)", plx_coll_name(coll),
-                 bytes, comm_size, a->name);
+    const char *tn = comm ? plx_comm_transports(comm) : "-";
+    unsigned tm = comm ? comm->tmask & 15u : 0;
+    if (idx < 64 && !(sel->logged[coll][tm] & (1ull << idx))) {
+        sel->logged[coll][tm] |= 1ull << idx;
+        plx_info("%s of %zu bytes on %d ranks: algorithm %s over %s (first use)", plx_coll_name(coll),
+                 bytes, comm_size, a->name, tn);
     }
     return a;
 }
