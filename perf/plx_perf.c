@@ -38,6 +38,12 @@
  *             t_compute_idle_us,t_total_idle_us,overlap_idle,
  *             t_compute_busy_us,t_total_busy_us,overlap_busy)
  *   --json F  also write every row with all its fields as a JSON array of objects
+ *   -m host|device  where the buffers live (default host); device: cudaMalloc'd on
+ *             GPU rank % GPUs, inputs copied there and results back outside the
+ *             timing; the header says whether the collectives go through NCCL
+ *             or are staged through host memory ("staged/shm"), and each row's
+ *             algorithm/transport column is plx_query_algorithm_device's.
+ *             (sendrecv is skipped: point-to-point takes host buffers.)
  *
  * Sizes are total bytes as in nccl-tests: the result buffer for allgather,
  * gather; the send buffer for reduce_scatter, scatter; the whole exchanged
@@ -58,6 +64,10 @@
 #include <time.h>
 
 #include "half.h"
+
+#if PLX_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
 
 #define CHECK_OK(call)                                                                    \
     do {                                                                                  \
@@ -80,6 +90,7 @@ typedef struct opts {
     plx_dtype_t dt;
     plx_op_t op;
     int root, warmup, iters, in_place, check, minmax, nonblocking, overlap;
+    int device;                 /* -m device: buffers in GPU memory */
     const char *csv, *json;
 } opts_t;
 
@@ -188,9 +199,14 @@ typedef struct bench {
     plx_comm_t comm;
     int rank, size;
     size_t es;
-    void *sbuf, *rbuf;
+    void *sbuf, *rbuf;          /* host: inputs are made and results checked here */
     size_t cap;                 /* bytes allocated for each buffer */
+    void *dsbuf, *drbuf;        /* -m device: the GPU buffers the collectives run on */
 } bench_t;
+
+/* The buffers handed to the collectives: host, or device with -m device. */
+#define SB(b) ((b)->dsbuf ? (b)->dsbuf : (b)->sbuf)
+#define RB(b) ((b)->drbuf ? (b)->drbuf : (b)->rbuf)
 
 /* Per-collective element counts for a total size in bytes. */
 static void counts_for(const bench_t *b, int c, size_t bytes, size_t *count, size_t *sbytes, size_t *rbytes)
@@ -257,21 +273,21 @@ static void fill_inputs(bench_t *b, int c, size_t count)
 static plx_status_t start_once(bench_t *b, int c, size_t count, plx_request_t *rq)
 {
     const opts_t *o = b->o;
-    const void *sb = o->in_place ? PLX_IN_PLACE : b->sbuf;
+    const void *sb = o->in_place ? PLX_IN_PLACE : SB(b);
     switch (c) {
-    case C_ALLREDUCE: return plx_iallreduce(sb, b->rbuf, count, o->dt, o->op, b->comm, rq);
-    case C_BCAST: return plx_ibcast(b->sbuf, count, o->dt, o->root, b->comm, rq);
+    case C_ALLREDUCE: return plx_iallreduce(sb, RB(b), count, o->dt, o->op, b->comm, rq);
+    case C_BCAST: return plx_ibcast(SB(b), count, o->dt, o->root, b->comm, rq);
     case C_REDUCE:
-        return plx_ireduce(o->in_place && b->rank == o->root ? PLX_IN_PLACE : b->sbuf, b->rbuf, count,
+        return plx_ireduce(o->in_place && b->rank == o->root ? PLX_IN_PLACE : SB(b), RB(b), count,
                            o->dt, o->op, o->root, b->comm, rq);
-    case C_ALLGATHER: return plx_iallgather(sb, b->rbuf, count, o->dt, b->comm, rq);
-    case C_REDUCE_SCATTER: return plx_ireduce_scatter(sb, b->rbuf, count, o->dt, o->op, b->comm, rq);
-    case C_ALLTOALL: return plx_ialltoall(sb, b->rbuf, count, o->dt, b->comm, rq);
+    case C_ALLGATHER: return plx_iallgather(sb, RB(b), count, o->dt, b->comm, rq);
+    case C_REDUCE_SCATTER: return plx_ireduce_scatter(sb, RB(b), count, o->dt, o->op, b->comm, rq);
+    case C_ALLTOALL: return plx_ialltoall(sb, RB(b), count, o->dt, b->comm, rq);
     case C_GATHER:
-        return plx_igather(o->in_place && b->rank == o->root ? PLX_IN_PLACE : b->sbuf, b->rbuf, count,
+        return plx_igather(o->in_place && b->rank == o->root ? PLX_IN_PLACE : SB(b), RB(b), count,
                            o->dt, o->root, b->comm, rq);
     case C_SCATTER:
-        return plx_iscatter(b->sbuf, o->in_place && b->rank == o->root ? PLX_IN_PLACE : b->rbuf, count,
+        return plx_iscatter(SB(b), o->in_place && b->rank == o->root ? PLX_IN_PLACE : RB(b), count,
                             o->dt, o->root, b->comm, rq);
     case C_BARRIER: return plx_ibarrier(b->comm, rq);
     default: return PLX_ERR_INVALID_ARG;
@@ -285,9 +301,9 @@ static plx_status_t run_once(bench_t *b, int c, size_t count)
         /* ring exchange with both transfers in flight at once */
         int to = (b->rank + 1) % b->size, from = (b->rank - 1 + b->size) % b->size;
         plx_request_t rq[2];
-        plx_status_t s = plx_irecv(b->rbuf, count, o->dt, from, 1, b->comm, NULL, &rq[0]);
+        plx_status_t s = plx_irecv(RB(b), count, o->dt, from, 1, b->comm, NULL, &rq[0]);
         if (s != PLX_SUCCESS) return s;
-        if ((s = plx_isend(b->sbuf, count, o->dt, to, 1, b->comm, &rq[1])) != PLX_SUCCESS) {
+        if ((s = plx_isend(SB(b), count, o->dt, to, 1, b->comm, &rq[1])) != PLX_SUCCESS) {
             plx_request_free(&rq[0]);
             return s;
         }
@@ -298,21 +314,21 @@ static plx_status_t run_once(bench_t *b, int c, size_t count)
         plx_status_t s = start_once(b, c, count, &rq);
         return s != PLX_SUCCESS ? s : plx_wait(&rq);
     }
-    const void *sb = o->in_place ? PLX_IN_PLACE : b->sbuf;
+    const void *sb = o->in_place ? PLX_IN_PLACE : SB(b);
     switch (c) {
-    case C_ALLREDUCE: return plx_allreduce(sb, b->rbuf, count, o->dt, o->op, b->comm);
-    case C_BCAST: return plx_bcast(b->sbuf, count, o->dt, o->root, b->comm);
+    case C_ALLREDUCE: return plx_allreduce(sb, RB(b), count, o->dt, o->op, b->comm);
+    case C_BCAST: return plx_bcast(SB(b), count, o->dt, o->root, b->comm);
     case C_REDUCE:
-        return plx_reduce(o->in_place && b->rank == o->root ? PLX_IN_PLACE : b->sbuf, b->rbuf, count,
+        return plx_reduce(o->in_place && b->rank == o->root ? PLX_IN_PLACE : SB(b), RB(b), count,
                           o->dt, o->op, o->root, b->comm);
-    case C_ALLGATHER: return plx_allgather(sb, b->rbuf, count, o->dt, b->comm);
-    case C_REDUCE_SCATTER: return plx_reduce_scatter(sb, b->rbuf, count, o->dt, o->op, b->comm);
-    case C_ALLTOALL: return plx_alltoall(sb, b->rbuf, count, o->dt, b->comm);
+    case C_ALLGATHER: return plx_allgather(sb, RB(b), count, o->dt, b->comm);
+    case C_REDUCE_SCATTER: return plx_reduce_scatter(sb, RB(b), count, o->dt, o->op, b->comm);
+    case C_ALLTOALL: return plx_alltoall(sb, RB(b), count, o->dt, b->comm);
     case C_GATHER:
-        return plx_gather(o->in_place && b->rank == o->root ? PLX_IN_PLACE : b->sbuf, b->rbuf, count,
+        return plx_gather(o->in_place && b->rank == o->root ? PLX_IN_PLACE : SB(b), RB(b), count,
                           o->dt, o->root, b->comm);
     case C_SCATTER:
-        return plx_scatter(b->sbuf, o->in_place && b->rank == o->root ? PLX_IN_PLACE : b->rbuf, count,
+        return plx_scatter(SB(b), o->in_place && b->rank == o->root ? PLX_IN_PLACE : RB(b), count,
                            o->dt, o->root, b->comm);
     case C_BARRIER: return plx_barrier(b->comm);
     case C_SENDRECV: {
@@ -320,15 +336,15 @@ static plx_status_t run_once(bench_t *b, int c, size_t count)
         int to = (b->rank + 1) % b->size, from = (b->rank - 1 + b->size) % b->size;
         plx_status_t s;
         if (b->size == 1) {
-            memcpy(b->rbuf, b->sbuf, count * b->es);
+            memcpy(RB(b), SB(b), count * b->es);
             return PLX_SUCCESS;
         }
         if (b->rank % 2 == 0) {
-            if ((s = plx_send(b->sbuf, count, o->dt, to, 1, b->comm)) != PLX_SUCCESS) return s;
-            return plx_recv(b->rbuf, count, o->dt, from, 1, b->comm, NULL);
+            if ((s = plx_send(SB(b), count, o->dt, to, 1, b->comm)) != PLX_SUCCESS) return s;
+            return plx_recv(RB(b), count, o->dt, from, 1, b->comm, NULL);
         }
-        if ((s = plx_recv(b->rbuf, count, o->dt, from, 1, b->comm, NULL)) != PLX_SUCCESS) return s;
-        return plx_send(b->sbuf, count, o->dt, to, 1, b->comm);
+        if ((s = plx_recv(RB(b), count, o->dt, from, 1, b->comm, NULL)) != PLX_SUCCESS) return s;
+        return plx_send(SB(b), count, o->dt, to, 1, b->comm);
     }
     default: return PLX_ERR_INVALID_ARG;
     }
@@ -385,6 +401,45 @@ static size_t count_wrong(bench_t *b, int c, size_t count)
     return wrong;
 }
 
+/* -m device: inputs are made on the host and copied to the GPU buffers;
+ * results are copied back before they are checked (outside the timing).
+ * count*size elements cover every region any collective touches. */
+#if PLX_HAVE_CUDA
+static size_t dev_span(const bench_t *b, size_t count)
+{
+    size_t n = count * b->es * (size_t)b->size + 64;
+    return n < b->cap ? n : b->cap;
+}
+#endif
+
+static void to_device(bench_t *b, size_t count)
+{
+#if PLX_HAVE_CUDA
+    if (!b->dsbuf) return;
+    if (cudaMemcpy(b->dsbuf, b->sbuf, dev_span(b, count), cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(b->drbuf, b->rbuf, dev_span(b, count), cudaMemcpyHostToDevice) != cudaSuccess) {
+        fprintf(stderr, "plx_perf: copy to the GPU failed\n");
+        exit(1);
+    }
+#else
+    (void)b, (void)count;
+#endif
+}
+
+static void from_device(bench_t *b, size_t count)
+{
+#if PLX_HAVE_CUDA
+    if (!b->dsbuf) return;
+    if (cudaMemcpy(b->sbuf, b->dsbuf, dev_span(b, count), cudaMemcpyDeviceToHost) != cudaSuccess ||
+        cudaMemcpy(b->rbuf, b->drbuf, dev_span(b, count), cudaMemcpyDeviceToHost) != cudaSuccess) {
+        fprintf(stderr, "plx_perf: copy from the GPU failed\n");
+        exit(1);
+    }
+#else
+    (void)b, (void)count;
+#endif
+}
+
 static double allreduce_d(bench_t *b, double v, plx_op_t op)
 {
     double out = v;
@@ -430,13 +485,13 @@ static plx_status_t start_reqs(bench_t *b, int c, size_t count, plx_request_t rq
     *n = 0;
     if (c == C_SENDRECV) {
         if (b->size == 1) {           /* no peer: the copy is the whole operation */
-            memcpy(b->rbuf, b->sbuf, count * b->es);
+            memcpy(RB(b), SB(b), count * b->es);
             return PLX_SUCCESS;
         }
         int to = (b->rank + 1) % b->size, from = (b->rank - 1 + b->size) % b->size;
-        plx_status_t s = plx_irecv(b->rbuf, count, o->dt, from, 1, b->comm, NULL, &rq[0]);
+        plx_status_t s = plx_irecv(RB(b), count, o->dt, from, 1, b->comm, NULL, &rq[0]);
         if (s != PLX_SUCCESS) return s;
-        if ((s = plx_isend(b->sbuf, count, o->dt, to, 1, b->comm, &rq[1])) != PLX_SUCCESS) {
+        if ((s = plx_isend(SB(b), count, o->dt, to, 1, b->comm, &rq[1])) != PLX_SUCCESS) {
             plx_request_free(&rq[0]);
             return s;
         }
@@ -498,8 +553,10 @@ static int overlap_measure(bench_t *b, int c, size_t count, int iters, double t_
         /* -C: the result of one overlapped iteration from fresh inputs */
         if (o->check) {
             fill_inputs(b, c, count);
+            to_device(b, count);
             CHECK_OK(plx_barrier(b->comm));
             CHECK_OK(overlapped_once(b, c, count, k, T, &tc));
+            from_device(b, count);
             ov->wrong += allreduce_d(b, (double)count_wrong(b, c, count), PLX_SUM);
         }
     }
@@ -542,12 +599,14 @@ static int bench_coll(bench_t *b, int c, outputs_t *out)
         size_t shown = c == C_BARRIER ? 0 : (c == C_REDUCE_SCATTER || c == C_SCATTER ? sbytes : rbytes);
 
         fill_inputs(b, c, count);
+        to_device(b, count);
         CHECK_OK(plx_barrier(b->comm));
         plx_status_t st = run_once(b, c, count);
         if (st != PLX_SUCCESS) {
             fprintf(stderr, "plx_perf: rank %d: %s of %zu bytes failed: %s\n", b->rank, coll_names[c], shown, plx_strerror(st));
             return 1;
         }
+        if (o->check) from_device(b, count);
         double wrong = o->check ? allreduce_d(b, (double)count_wrong(b, c, count), PLX_SUM) : 0;
 
         /* iterations: rank 0's estimate, so every rank runs the same number */
@@ -580,7 +639,10 @@ static int bench_coll(bench_t *b, int c, outputs_t *out)
             wrong += ov.wrong;
         }
         const char *algo = "-", *tl = "-";
-        if (c != C_SENDRECV) plx_query_algorithm(b->comm, coll_names[c], count * b->es, &algo, &tl);
+        if (c != C_SENDRECV && o->device)
+            plx_query_algorithm_device(b->comm, coll_names[c], count * b->es, &algo, &tl);
+        else if (c != C_SENDRECV)
+            plx_query_algorithm(b->comm, coll_names[c], count * b->es, &algo, &tl);
         else plx_query_algorithm(b->comm, "bcast", 0, &algo, &tl), algo = "p2p";
         double algbw = tavg > 0 ? (double)shown / (tavg * 1e-6) / 1e9 : 0;
         double busbw = algbw * busbw_factor(c, b->size);
@@ -640,7 +702,8 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: plx_perf [-c COLL|all] [-b MIN] [-e MAX] [-f FACTOR] [-d TYPE] [-o OP] [-r ROOT]\n"
-            "                [-w WARMUP] [-n ITERS] [-i] [-t] [--overlap] [-C 0|1] [-F] [--csv FILE] [--json FILE]\n");
+            "                [-w WARMUP] [-n ITERS] [-i] [-t] [--overlap] [-m host|device] [-C 0|1] [-F]\n"
+            "                [--csv FILE] [--json FILE]\n");
 }
 
 int main(int argc, char **argv)
@@ -674,6 +737,11 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-C") && v) o.check = atoi(v);
         else if (!strcmp(a, "--csv") && v) o.csv = v;
         else if (!strcmp(a, "--json") && v) o.json = v;
+        else if (!strcmp(a, "-m") && v) {
+            if (!strcmp(v, "device")) o.device = 1;
+            else if (!strcmp(v, "host")) o.device = 0;
+            else { fprintf(stderr, "plx_perf: -m takes host or device\n"); return 2; }
+        }
         else if (!strcmp(a, "-i")) { o.in_place = 1; takes = 0; }
         else if (!strcmp(a, "-F")) { o.minmax = 1; takes = 0; }
         else if (!strcmp(a, "-t")) { o.nonblocking = 1; takes = 0; }
@@ -707,6 +775,39 @@ int main(int argc, char **argv)
     if (!b.sbuf || !b.rbuf) { fprintf(stderr, "plx_perf: out of memory\n"); return 1; }
     memset(b.sbuf, 0, b.cap);
     memset(b.rbuf, 0, b.cap);
+    const char *dev_note = NULL;
+    char dev_line[256] = "";
+    if (o.device) {
+#if PLX_HAVE_CUDA
+        int usable = 0, ndev = 0;
+        plx_query_device(ctx, &usable);
+        if (!usable || cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
+            if (b.rank == 0) fprintf(stderr, "plx_perf: -m device: no usable CUDA device\n");
+            plx_finalize(&ctx);
+            return 2;
+        }
+        /* one GPU per rank where there are enough (ranks of one node) */
+        int dev = b.rank % ndev;
+        struct cudaDeviceProp prop;
+        if (cudaSetDevice(dev) != cudaSuccess || cudaGetDeviceProperties(&prop, dev) != cudaSuccess ||
+            cudaMalloc(&b.dsbuf, b.cap) != cudaSuccess || cudaMalloc(&b.drbuf, b.cap) != cudaSuccess) {
+            fprintf(stderr, "plx_perf: rank %d: GPU %d: cudaMalloc of 2 x %zu bytes failed\n", b.rank, dev, b.cap);
+            return 1;
+        }
+        /* the first device collective decides the path (NCCL or staged) */
+        CHECK_OK(plx_allreduce(PLX_IN_PLACE, b.drbuf, 1, PLX_FLOAT32, PLX_SUM, b.comm));
+        const char *alg = "?", *tl = "?";
+        plx_query_algorithm_device(b.comm, "allreduce", 1 << 20, &alg, &tl);
+        snprintf(dev_line, sizeof dev_line, "device buffers (%d GPU(s) seen, rank 0 on GPU %d: %.80s) through %s", ndev,
+                 dev, prop.name, tl);
+        dev_note = !strncmp(tl, "staged", 6) ? " (no NCCL path on this communicator: staged through pinned host "
+                                                "memory, slower)" : "";
+#else
+        if (b.rank == 0) fprintf(stderr, "plx_perf: -m device: this Plexus was built without CUDA\n");
+        plx_finalize(&ctx);
+        return 2;
+#endif
+    }
 
     outputs_t out = { 0 };
     if (o.csv && b.rank == 0) {
@@ -722,9 +823,14 @@ int main(int argc, char **argv)
         fprintf(out.json, "[\n");
     }
     if (b.rank == 0) printf("# plx_perf: Plexus %s, %d ranks\n", plx_version_string(), b.size);
+    if (b.rank == 0 && dev_note) printf("# %s%s\n", dev_line, dev_note);
     int bad = 0;
     for (int c = 0; c < C_N; c++) {
         if (o.coll >= 0 && c != o.coll) continue;
+        if (o.device && c == C_SENDRECV) {
+            if (b.rank == 0) printf("# sendrecv: point-to-point calls take host buffers only, skipped with -m device\n");
+            continue;
+        }
         int reduction = c == C_ALLREDUCE || c == C_REDUCE || c == C_REDUCE_SCATTER;
         if (reduction && !((o.op <= PLX_AVG) || (o.dt != PLX_FLOAT16 && o.dt != PLX_BFLOAT16 &&
                                                  o.dt != PLX_FLOAT32 && o.dt != PLX_FLOAT64))) {
@@ -741,6 +847,10 @@ int main(int argc, char **argv)
     if (b.rank == 0) printf("# %s\n", bad ? "FAILED: some results were wrong" : "all results correct");
     free(b.sbuf);
     free(b.rbuf);
+#if PLX_HAVE_CUDA
+    if (b.dsbuf) cudaFree(b.dsbuf);
+    if (b.drbuf) cudaFree(b.drbuf);
+#endif
     CHECK_OK(plx_finalize(&ctx));
     return bad;
 }

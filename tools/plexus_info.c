@@ -4,7 +4,8 @@
  * selector's table (which algorithm runs each collective at each size).
  *
  *   plexus_info                 everything below
- *   plexus_info --version       version and transports built in
+ *   plexus_info --version       version, transports built in, CUDA/NCCL built and
+ *                               whether a CUDA device is usable now
  *   plexus_info --env           the environment variables
  *   plexus_info --tune [-n N]   the selector table for N ranks (PLX_TUNE applied)
  *   plexus_info --algorithms    every algorithm by collective
@@ -15,6 +16,7 @@
 #include "plx_internal.h"
 #include "config.h"
 #include "select.h"
+#include "device.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +47,25 @@ static void print_version(void)
            "no"
 #endif
     );
+    /* GPU buffers: what was built and whether a device is usable right now
+     * (a machine without a GPU or driver answers no; the library still runs) */
+    char dev[320];
+    int usable = plx_dev_probe(dev, sizeof dev);
+#if PLX_HAVE_CUDA
+    const char *built = "yes (links the CUDA runtime, not the driver)";
+#else
+    const char *built = "no";
+#endif
+    const char *off = getenv("PLX_CUDA");
+    printf("cuda: built %s; device usable now: %s%s\n", built, dev,
+           usable && off && !strcmp(off, "0") ? " (but PLX_CUDA=0: not used)" : "");
+#if PLX_HAVE_NCCL
+    printf("nccl: built yes (%s); device buffers go through NCCL where every rank has a GPU of its own, "
+           "else staged through pinned host memory\n", plx_devcoll_nccl_ops.version());
+#else
+    printf("nccl: built no; %s\n", usable ? "device buffers are staged through pinned host memory"
+                                         : "device buffers need CUDA (and NCCL for speed)");
+#endif
 }
 
 static void print_env(void)
