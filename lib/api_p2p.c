@@ -5,6 +5,7 @@
  */
 #include "plx_internal.h"
 #include "request.h"
+#include "device.h"
 
 #include <string.h>
 
@@ -55,6 +56,13 @@ static plx_status_t start_p2p(const char *fn, int kind, void *buf, size_t count,
 {
     if (!req) return plx_bad_arg(fn, "req is NULL");
     PLX_CHECK(plx_p2p_check_args(fn, buf, count, dt, peer, tag, comm));
+    /* point to point on device memory is not carried yet (the shm and UCX
+     * paths would touch it from the host): say so instead of crashing */
+    if (__builtin_expect(comm->ctx->dev_on, 0) && count && plx_dev_is_device_buffer(buf)) {
+        plx_error("%s: buffer %p is GPU memory; point-to-point on device buffers is not "
+                  "supported yet (stage through host memory)", fn, buf);
+        return PLX_ERR_NOT_SUPPORTED;
+    }
     plx_ctx_lock(comm->ctx);
     plx_status_t st = plx_p2p_start_locked(kind, buf, count, dt, peer, tag, comm, received, req);
     plx_ctx_unlock(comm->ctx);

@@ -277,6 +277,12 @@ static int is_device_ptr(const void *p, int *dev)
     return 0;   /* pageable or pinned host memory */
 }
 
+int plx_dev_is_device_buffer(const void *p)
+{
+    int dev;
+    return p && p != PLX_IN_PLACE && is_device_ptr(p, &dev);
+}
+
 /* The buffers this rank's call reads and writes (API rules in plexus.h). */
 static void buf_uses(plx_comm_t comm, const coll_args_t *a, buf_use_t u[2])
 {

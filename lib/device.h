@@ -48,7 +48,10 @@ void plx_dev_finalize(plx_context_t ctx);
  * here, *st then being the start's status (*req set on success). */
 int plx_dev_start_locked(plx_comm_t comm, const coll_args_t *a, plx_request_t *req,
                          plx_status_t *st);
+/* 1 if p is device (or managed) memory; only call when ctx->dev_on. */
+int plx_dev_is_device_buffer(const void *p);
 #else
+static inline int plx_dev_is_device_buffer(const void *p) { (void)p; return 0; }
 static inline plx_status_t plx_dev_init(plx_context_t ctx) { (void)ctx; return PLX_SUCCESS; }
 static inline void plx_dev_finalize(plx_context_t ctx) { (void)ctx; }
 static inline int plx_dev_start_locked(plx_comm_t comm, const coll_args_t *a, plx_request_t *req,

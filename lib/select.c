@@ -188,8 +188,9 @@ const coll_algo_t *plx_select_algo(plx_select_t *sel, plx_coll_t coll, size_t by
         return NULL;
     }
     unsigned idx = (unsigned)(a - plx_coll_algos);
-    const char *tn = comm ? plx_comm_transports(comm) : "-";
-    unsigned tm = comm ? comm->tmask & 15u : 0;
+    /* (a communicator without a context: the unit test's stand-in) */
+    const char *tn = comm && comm->ctx ? plx_comm_transports(comm) : "-";
+    unsigned tm = comm && comm->ctx ? comm->tmask & 15u : 0;
     if (idx < 64 && !(sel->logged[coll][tm] & (1ull << idx))) {
         sel->logged[coll][tm] |= 1ull << idx;
         plx_info("%s of %zu bytes on %d ranks: algorithm %s over %s (first use)", plx_coll_name(coll),

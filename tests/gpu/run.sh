@@ -26,7 +26,7 @@
 #          (NCCL: communicator aborted, next call fails at once);
 #   4. runs plx_perf -m device (NCCL at 1 rank, or one rank per GPU; staged
 #      at 2 ranks on one GPU), and the same sizes on host buffers;
-#   5. ends with a block to paste into perf/RESULTS-gpu.md.
+#   5. ends with a block to paste into perf/RESULTS.md ("Issue 7").
 # Budget: well under 10 minutes on one H200 (each step has a timeout).
 #
 # Exit status: 0 all passed, 1 something failed, 77 no CUDA device.
@@ -216,7 +216,7 @@ fi
 # ---- 5. summary ---------------------------------------------------------------------------
 total=$(( $(date +%s) - T0 ))
 echo
-echo "==== paste into perf/RESULTS-gpu.md ($(date -u +%Y-%m-%d), $total s) ===="
+echo "==== paste into perf/RESULTS.md ("Issue 7") ($(date -u +%Y-%m-%d), $total s) ===="
 cat "$summary"
 if [ -s "$perf_out" ]; then
     echo
