@@ -45,54 +45,7 @@
 #define EAGER    8192     /* UCX_EAGER_MAX of transports/ucx (the RTS/CTS crossover) */
 #define KILL_BOUND_S 15.0 /* a killed peer must be reported within this */
 
-/* ---- fake bootstrap ------------------------------------------------------ */
-
-typedef struct fake_shared {
-    _Atomic uint64_t gen[MAXR];
-    unsigned char slot[2][MAXR][BLOBMAX];
-} fake_shared_t;
-
-typedef struct fake_boot {
-    fake_shared_t *sh;
-    int rank, size;
-    uint64_t gen;
-} fake_boot_t;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Double-buffered by generation: a rank can only reuse slot k&1 once every
- * rank has entered call k+1, i.e. finished copying out of call k-1. */
-static plx_status_t fb_allgather(void *bp, const void *mine, void *all, size_t len)
-{
-    fake_boot_t *b = bp;
-    if (len > BLOBMAX) return PLX_ERR_INVALID_ARG;
-    uint64_t k = ++b->gen;
-    int s = (int)(k & 1);
-    if (len) memcpy(b->sh->slot[s][b->rank], mine, len);
-    atomic_store_explicit(&b->sh->gen[b->rank], k, memory_order_release);
-    double deadline = now_s() + WAIT_S;
-    for (int i = 0; i < b->size; i++) {
-        unsigned spins = 0;
-        while (atomic_load_explicit(&b->sh->gen[i], memory_order_acquire) < k) {
-            if (++spins > 100) sched_yield();
-            if ((spins & 1023) == 0 && now_s() > deadline) return PLX_ERR_TIMEOUT;
-        }
-    }
-    for (int i = 0; i < b->size && len; i++)
-        memcpy((unsigned char *)all + (size_t)i * len, b->sh->slot[s][i], len);
-    return PLX_SUCCESS;
-}
-
-static plx_status_t fb_barrier(void *bp)
-{
-    unsigned char dummy[MAXR] = { 0 };
-    return fb_allgather(bp, dummy, dummy, 0);
-}
+#include "tl_harness.h"
 
 /* ---- per-rank harness ---------------------------------------------------- */
 
@@ -150,25 +103,6 @@ static void drain_a_while(rk_t *k)
 static void barrier(rk_t *k)
 {
     CHECK(k, fb_barrier(&k->boot) == PLX_SUCCESS, "fake barrier");
-}
-
-static void fill(unsigned char *b, size_t n, unsigned seed)
-{
-    /* prefix-consistent: fill(b, m) is the first m bytes of fill(b, n) */
-    uint32_t x = seed * 2654435761u + 12345u;
-    for (size_t i = 0; i < n; i += 4) {
-        x = x * 1664525u + 1013904223u;
-        memcpy(b + i, &x, n - i < 4 ? n - i : 4);
-    }
-}
-
-static int check_fill(const unsigned char *b, size_t n, unsigned seed)
-{
-    unsigned char *ref = malloc(n ? n : 1);
-    fill(ref, n, seed);
-    int ok = memcmp(ref, b, n) == 0;
-    free(ref);
-    return ok;
 }
 
 static plx_status_t send_b(rk_t *k, int peer, uint64_t tag, const void *buf, size_t len)
