@@ -37,6 +37,27 @@ typedef struct plx_tl_req {
     void *tl_ptr[4];
 } plx_tl_req_t;
 
+/* An intrusive FIFO of requests through tl_next / tl_prev (a transport's
+ * posted receives, sends waiting for room, ...). */
+typedef struct plx_tl_rq {
+    plx_tl_req_t *head, *tail;
+} plx_tl_rq_t;
+
+static inline void plx_tl_rq_push(plx_tl_rq_t *q, plx_tl_req_t *r)
+{
+    r->tl_next = NULL;
+    r->tl_prev = q->tail;
+    if (q->tail) q->tail->tl_next = r; else q->head = r;
+    q->tail = r;
+}
+
+static inline void plx_tl_rq_remove(plx_tl_rq_t *q, plx_tl_req_t *r)
+{
+    if (r->tl_prev) r->tl_prev->tl_next = r->tl_next; else q->head = r->tl_next;
+    if (r->tl_next) r->tl_next->tl_prev = r->tl_prev; else q->tail = r->tl_prev;
+    r->tl_next = r->tl_prev = NULL;
+}
+
 /* What the core gives a transport at init: who we are, where the peers
  * live, and the bootstrap's collectives for exchanging addresses.  All
  * pointers stay valid until finalize. */

@@ -32,21 +32,6 @@
 
 /* ---- small list helpers ------------------------------------------------ */
 
-static void rq_push(shm_rq_t *q, plx_tl_req_t *r)
-{
-    r->tl_next = NULL;
-    r->tl_prev = q->tail;
-    if (q->tail) q->tail->tl_next = r; else q->head = r;
-    q->tail = r;
-}
-
-static void rq_remove(shm_rq_t *q, plx_tl_req_t *r)
-{
-    if (r->tl_prev) r->tl_prev->tl_next = r->tl_next; else q->head = r->tl_next;
-    if (r->tl_next) r->tl_next->tl_prev = r->tl_prev; else q->tail = r->tl_prev;
-    r->tl_next = r->tl_prev = NULL;
-}
-
 static void uq_push(shm_uq_t *q, shm_unexp_t *u)
 {
     u->next = NULL;
@@ -233,7 +218,7 @@ static plx_status_t shm_isend(void *tlp, int peer, uint64_t tag, const void *buf
     /* fast path: nothing queued ahead of us (FIFO) and the ring has room */
     if (!pe->sendq.head && send_push(t, pe, req)) return PLX_SUCCESS;
     RQ_STATE(req) = SHM_RS_SENDQ;
-    rq_push(&pe->sendq, req);
+    plx_tl_rq_push(&pe->sendq, req);
     t->n_sendq++;
     return PLX_SUCCESS;
 }
@@ -267,7 +252,7 @@ static plx_status_t shm_irecv(void *tlp, int peer, uint64_t tag, void *buf, size
         return PLX_SUCCESS;
     }
     RQ_STATE(req) = SHM_RS_POSTED;
-    rq_push(&pe->posted, req);
+    plx_tl_rq_push(&pe->posted, req);
     return PLX_SUCCESS;
 }
 
@@ -275,7 +260,7 @@ static plx_tl_req_t *match_posted(shm_peer_t *pe, uint64_t tag)
 {
     for (plx_tl_req_t *r = pe->posted.head; r; r = r->tl_next)
         if (RQ_TAG(r) == tag) {
-            rq_remove(&pe->posted, r);
+            plx_tl_rq_remove(&pe->posted, r);
             return r;
         }
     return NULL;
@@ -353,7 +338,7 @@ static int push_pending(shm_tl_t *t)
         }
         plx_tl_req_t *r;
         while ((r = pe->sendq.head)) {
-            rq_remove(&pe->sendq, r);
+            plx_tl_rq_remove(&pe->sendq, r);
             if (!send_push(t, pe, r)) {   /* still full: put it back at the front */
                 r->tl_prev = NULL;
                 r->tl_next = pe->sendq.head;
@@ -398,12 +383,12 @@ static void shm_cancel(void *tlp, plx_tl_req_t *req)
     shm_peer_t *pe = &t->peers[p];
     switch (RQ_STATE(req)) {
     case SHM_RS_SENDQ:
-        rq_remove(&pe->sendq, req);
+        plx_tl_rq_remove(&pe->sendq, req);
         t->n_sendq--;
         if (RQ_XFER(req)) shm_xfer_put(t, RQ_XFER(req));
         break;
     case SHM_RS_POSTED:
-        rq_remove(&pe->posted, req);
+        plx_tl_rq_remove(&pe->posted, req);
         break;
     case SHM_RS_SEND_LARGE:
     case SHM_RS_RECV_LARGE:

@@ -134,10 +134,8 @@ typedef struct shm_in {
     uint64_t tail, dtail;
 } shm_in_t;
 
-/* Intrusive FIFO of requests (tl_next / tl_prev). */
-typedef struct shm_rq {
-    plx_tl_req_t *head, *tail;
-} shm_rq_t;
+/* Intrusive FIFO of requests (transport.h). */
+typedef plx_tl_rq_t shm_rq_t;
 
 /* A large transfer, on either side.  Pooled (free list) so the steady state
  * does not malloc. */

@@ -33,21 +33,6 @@ static double now_s(void)
 
 /* ---- lists ----------------------------------------------------------------- */
 
-static void rq_push(ucx_rq_t *q, plx_tl_req_t *r)
-{
-    r->tl_next = NULL;
-    r->tl_prev = q->tail;
-    if (q->tail) q->tail->tl_next = r; else q->head = r;
-    q->tail = r;
-}
-
-static void rq_remove(ucx_rq_t *q, plx_tl_req_t *r)
-{
-    if (r->tl_prev) r->tl_prev->tl_next = r->tl_next; else q->head = r->tl_next;
-    if (r->tl_next) r->tl_next->tl_prev = r->tl_prev; else q->tail = r->tl_prev;
-    r->tl_next = r->tl_prev = NULL;
-}
-
 static void mq_push(ucx_mq_t *q, ucx_msg_t *m)
 {
     m->next = NULL;
@@ -310,7 +295,7 @@ static void mark_dead(ucx_tl_t *t, int p, const char *why)
     close_ep_force(t, pe);
     plx_tl_req_t *r;
     while ((r = pe->posted.head)) {
-        rq_remove(&pe->posted, r);
+        plx_tl_rq_remove(&pe->posted, r);
         req_complete(t, r, PLX_ERR_PEER_FAILED);
     }
     for (ucx_op_t *o = pe->lsend.head, *n; o; o = n) {
@@ -624,7 +609,7 @@ static plx_tl_req_t *match_posted(ucx_peer_t *pe, uint64_t tag)
 {
     for (plx_tl_req_t *r = pe->posted.head; r; r = r->tl_next)
         if (RQ_TAG(r) == tag) {
-            rq_remove(&pe->posted, r);
+            plx_tl_rq_remove(&pe->posted, r);
             return r;
         }
     return NULL;
@@ -896,7 +881,7 @@ static plx_status_t ucx_irecv(void *tlp, int peer, uint64_t tag, void *buf, size
     }
     if (pe->dead) return PLX_ERR_PEER_FAILED;
     RQ_STATE(req) = UCX_RS_POSTED;
-    rq_push(&pe->posted, req);
+    plx_tl_rq_push(&pe->posted, req);
     return PLX_SUCCESS;
 }
 
@@ -957,7 +942,7 @@ static void ucx_cancel(void *tlp, plx_tl_req_t *req)
     ucx_op_t *o = RQ_OP(req);
     switch (RQ_STATE(req)) {
     case UCX_RS_POSTED:
-        rq_remove(&pe->posted, req);
+        plx_tl_rq_remove(&pe->posted, req);
         break;
     case UCX_RS_OP:
         if (!o) break;

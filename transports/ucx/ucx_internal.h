@@ -104,10 +104,8 @@ typedef struct ucx_rts {
     uint64_t id;       /* sender's transfer id, echoed in CTS/DATA/ABORT */
 } ucx_rts_t;
 
-/* Intrusive FIFO of Plexus requests (tl_next / tl_prev). */
-typedef struct ucx_rq {
-    plx_tl_req_t *head, *tail;
-} ucx_rq_t;
+/* Intrusive FIFO of Plexus requests (transport.h). */
+typedef plx_tl_rq_t ucx_rq_t;
 
 /* A message that arrived before its receive (or before its turn in the
  * sequence): eager payload copied, or an RTS descriptor. */
