@@ -92,12 +92,16 @@ static plx_status_t start_coll_locked(plx_comm_t comm, const coll_args_t *a, plx
     return plx_req_start_sched(s, req);
 }
 
-/* Under the context lock: the sequence number, the caches and the
- * transports are shared with other threads and the progress thread. */
-static plx_status_t start_coll(plx_comm_t comm, const coll_args_t *a, plx_request_t *req)
+/* Start and wait with the context lock taken once (the sequence number,
+ * the caches and the transports are shared with other threads and the
+ * progress thread): every blocking collective.  Arguments already checked. */
+static plx_status_t run_coll(plx_comm_t comm, const coll_args_t *a)
 {
+    if (a->coll != PLX_COLL_BARRIER && a->count == 0) return PLX_SUCCESS;
+    plx_request_t req;
     plx_ctx_lock(comm->ctx);
-    plx_status_t st = start_coll_locked(comm, a, req);
+    plx_status_t st = start_coll_locked(comm, a, &req);
+    if (st == PLX_SUCCESS) st = plx_req_wait_locked(&req);
     plx_ctx_unlock(comm->ctx);
     return st;
 }
@@ -106,10 +110,7 @@ plx_status_t plx_coll_allgather_bytes(plx_comm_t comm, const void *mine, void *a
 {
     coll_args_t a = { .coll = PLX_COLL_ALLGATHER, .sbuf = mine, .rbuf = all, .count = len,
                       .dt = PLX_UINT8, .op = PLX_SUM, .root = 0 };
-    if (len == 0) return PLX_SUCCESS;
-    plx_request_t req;
-    PLX_CHECK(start_coll(comm, &a, &req));
-    return plx_wait(&req);
+    return run_coll(comm, &a);
 }
 
 /* ---- the arguments of every collective, checked in one place --------------- */
@@ -162,14 +163,8 @@ plx_status_t plx_coll_check_args(const char *fn, plx_comm_t comm, const coll_arg
 
 plx_status_t plx_coll_start_locked(plx_comm_t comm, const coll_args_t *a, plx_request_t *req)
 {
-    if (a->coll != PLX_COLL_BARRIER && a->count == 0) {
-        struct plx_request *r = plx_req_alloc(comm->ctx);
-        if (!r) return PLX_ERR_NO_MEMORY;
-        r->kind = REQ_DONE;
-        r->done = 1;
-        *req = r;
-        return PLX_SUCCESS;
-    }
+    if (a->coll != PLX_COLL_BARRIER && a->count == 0)
+        return plx_req_completed_locked(comm->ctx, PLX_SUCCESS, req);
     return start_coll_locked(comm, a, req);
 }
 
@@ -178,9 +173,10 @@ static plx_status_t icoll(const char *fn, plx_comm_t comm, const coll_args_t *a,
 {
     if (!req) return plx_bad_arg(fn, "req is NULL");
     PLX_CHECK(plx_coll_check_args(fn, comm, a));
-    if (a->coll != PLX_COLL_BARRIER && a->count == 0)
-        return plx_req_completed(comm->ctx, PLX_SUCCESS, req);
-    return start_coll(comm, a, req);
+    plx_ctx_lock(comm->ctx);
+    plx_status_t st = plx_coll_start_locked(comm, a, req);
+    plx_ctx_unlock(comm->ctx);
+    return st;
 }
 
 /* Every blocking collective: the same checks, start and wait as the i-form
@@ -188,13 +184,7 @@ static plx_status_t icoll(const char *fn, plx_comm_t comm, const coll_args_t *a,
 static plx_status_t coll(const char *fn, plx_comm_t comm, const coll_args_t *a)
 {
     PLX_CHECK(plx_coll_check_args(fn, comm, a));
-    if (a->coll != PLX_COLL_BARRIER && a->count == 0) return PLX_SUCCESS;
-    plx_request_t req;
-    plx_ctx_lock(comm->ctx);
-    plx_status_t st = start_coll_locked(comm, a, &req);
-    if (st == PLX_SUCCESS) st = plx_req_wait_locked(&req);
-    plx_ctx_unlock(comm->ctx);
-    return st;
+    return run_coll(comm, a);
 }
 
 /* ---- the public calls ---------------------------------------------------------- */

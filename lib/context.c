@@ -108,37 +108,42 @@ static plx_status_t discover_nodes(plx_context_t ctx)
 }
 
 /* ---- transports ----------------------------------------------------------- */
-/* Is transport `name` allowed by PLX_TRANSPORTS (a comma list; empty: all)? */
-static int transport_wanted(const char *list, const char *name)
+#define NTRANSPORTS (sizeof builtin_transports / sizeof builtin_transports[0])
+
+/* The next name of a comma list: *p moves past it; 0 at the end. */
+static int next_name(const char **p, const char **name, size_t *len)
 {
-    if (!list[0]) return 1;
-    size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        size_t len = strcspn(p, ",");
-        if (len == n && strncmp(p, name, n) == 0) return 1;
-        p += len;
-        if (*p == ',') p++;
-    }
-    return 0;
+    if (!**p) return 0;
+    *name = *p;
+    *len = strcspn(*p, ",");
+    *p += *len + ((*p)[*len] == ',');
+    return 1;
 }
 
-/* Every name in PLX_TRANSPORTS must be a transport of this build. */
-static plx_status_t check_transport_list(const char *list)
+/* The built-in transport called name[0..len), or NULL. */
+static const plx_tl_ops_t *transport_named(const char *name, size_t len)
 {
-    for (const char *p = list; *p;) {
-        size_t len = strcspn(p, ",");
-        int known = 0;
-        for (size_t i = 0; i < sizeof builtin_transports / sizeof builtin_transports[0]; i++)
-            if (strlen(builtin_transports[i]->name) == len &&
-                strncmp(p, builtin_transports[i]->name, len) == 0)
-                known = 1;
-        if (!known) {
+    for (size_t i = 0; i < NTRANSPORTS; i++)
+        if (strlen(builtin_transports[i]->name) == len && strncmp(name, builtin_transports[i]->name, len) == 0)
+            return builtin_transports[i];
+    return NULL;
+}
+
+/* PLX_TRANSPORTS as a set of built-in transports (empty list: all of them);
+ * a name this build does not have is refused. */
+static plx_status_t wanted_transports(const char *list, int wanted[NTRANSPORTS])
+{
+    for (size_t i = 0; i < NTRANSPORTS; i++) wanted[i] = !list[0];
+    const char *p = list, *name;
+    size_t len;
+    while (next_name(&p, &name, &len)) {
+        const plx_tl_ops_t *ops = transport_named(name, len);
+        if (!ops) {
             plx_error("plx_init: PLX_TRANSPORTS names '%.*s', which this build does not have "
-                      "(built: shm%s)", (int)len, p, BUILT_UCX ? ", ucx" : "; ucx needs --with-ucx");
+                      "(built: shm%s)", (int)len, name, BUILT_UCX ? ", ucx" : "; ucx needs --with-ucx");
             return PLX_ERR_INVALID_ARG;
         }
-        p += len;
-        if (*p == ',') p++;
+        for (size_t i = 0; i < NTRANSPORTS; i++) wanted[i] |= builtin_transports[i] == ops;
     }
     return PLX_SUCCESS;
 }
@@ -152,13 +157,12 @@ static plx_status_t start_transports(plx_context_t ctx)
         .log_level = ctx->cfg.log_level,
         .boot = ctx, .allgather = ctx_allgather, .barrier = ctx_barrier,
     };
-    const char *list = ctx->cfg.transports;
-    PLX_CHECK(check_transport_list(list));
-    int shm_on = transport_wanted(list, "shm");
-    size_t n = sizeof builtin_transports / sizeof builtin_transports[0];
-    for (size_t i = 0; i < n && ctx->ntl < PLX_MAX_TRANSPORTS; i++) {
+    int wanted[NTRANSPORTS];
+    PLX_CHECK(wanted_transports(ctx->cfg.transports, wanted));
+    int shm_on = wanted[0];   /* builtin_transports[0] is shm */
+    for (size_t i = 0; i < NTRANSPORTS && ctx->ntl < PLX_MAX_TRANSPORTS; i++) {
         const plx_tl_ops_t *ops = builtin_transports[i];
-        if (!transport_wanted(list, ops->name)) continue;
+        if (!wanted[i]) continue;
         /* all ranks on one node with shm: the network transport would serve
          * nobody (every rank sees the same nnodes, so all skip it alike) */
         if (ops != &plx_tl_shm_ops && shm_on && ctx->nnodes == 1) continue;

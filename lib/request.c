@@ -154,11 +154,9 @@ plx_status_t plx_req_start_hook(plx_context_t ctx, const plx_req_hook_t *h, plx_
     return PLX_SUCCESS;
 }
 
-plx_status_t plx_req_completed(plx_context_t ctx, plx_status_t st, plx_request_t *out)
+plx_status_t plx_req_completed_locked(plx_context_t ctx, plx_status_t st, plx_request_t *out)
 {
-    plx_ctx_lock(ctx);   /* called from the API, unlocked: the free list is shared */
     struct plx_request *r = plx_req_alloc(ctx);
-    plx_ctx_unlock(ctx);
     if (!r) return PLX_ERR_NO_MEMORY;
     r->kind = REQ_DONE;
     r->done = 1;

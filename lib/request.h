@@ -81,9 +81,8 @@ int plx_req_is_done(plx_request_t r);
 plx_status_t plx_req_collect_locked(plx_request_t *req);
 /* plx_wait with ctx->lock already held (the blocking calls). */
 plx_status_t plx_req_wait_locked(plx_request_t *req);
-/* A request that is already complete with status st (count-0 calls);
- * takes the lock itself. */
-plx_status_t plx_req_completed(plx_context_t ctx, plx_status_t st, plx_request_t *out);
+/* A request that is already complete with status st (count-0 calls). */
+plx_status_t plx_req_completed_locked(plx_context_t ctx, plx_status_t st, plx_request_t *out);
 /* Put a posted p2p request on the active list. */
 void plx_req_activate(struct plx_request *r);
 /* Poll the transports once and move every active request; returns the

@@ -95,9 +95,8 @@ static int setup(plx_comm_t comm)
     ns->me = comm->rank;
     ns->win = win;
     ns->cap = ((wbytes - SLOT_DATA_OFF) / 2) & ~(size_t)63;
-    /* the window may have served an earlier communicator with this id on a
-     * disjoint set of ranks in another job?  No: ids are never reused within
-     * a context and the segment is per job, so it is still all zero. */
+    /* still all zero: ids are never reused within a context, and the
+     * segment belongs to this job */
     ns->next_seq = 1;
     comm->slots = ns;
     return 1;
