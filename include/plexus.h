@@ -62,6 +62,7 @@ typedef enum {
     PLX_ERR_TRUNCATE,       /* a received message was larger than the receive buffer */
     PLX_ERR_INTERNAL,       /* a bug in Plexus: please report */
     PLX_ERR_COMPUTE_FAILED, /* a compute node of a task graph returned non-zero */
+    PLX_ERR_MISMATCH,       /* the ranks disagree on a collective call (which one, count x type size, root, op) */
     PLX_STATUS_COUNT
 } plx_status_t;
 

@@ -19,6 +19,7 @@ static const char *const status_text[PLX_STATUS_COUNT] = {
     [PLX_ERR_TRUNCATE]      = "message truncated: receive buffer too small",
     [PLX_ERR_INTERNAL]      = "internal error in Plexus",
     [PLX_ERR_COMPUTE_FAILED] = "a compute node of the task graph failed (returned non-zero)",
+    [PLX_ERR_MISMATCH]      = "the ranks disagree on a collective call (collective, size, root or op)",
 };
 
 const char *plx_strerror(plx_status_t status)
