@@ -81,6 +81,7 @@ static plx_status_t start_coll_locked(plx_comm_t comm, const coll_args_t *a, plx
     size_t bytes = a->count * plx_dtype_size(a->dt);
     const coll_algo_t *algo = plx_select_algo(comm->ctx->select, a->coll, bytes, comm);
     if (!algo) return PLX_ERR_INTERNAL;
+    if (algo->node_slots == COLL_NODE_DIRECT) return plx_req_start_direct(comm, a, req);
     if (algo->node_slots) return plx_req_start_slots(comm, a, req);
     plx_sched_t *s = sched_new(comm, plx_coll_name(a->coll));
     if (!s) return PLX_ERR_NO_MEMORY;

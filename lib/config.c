@@ -39,6 +39,7 @@ const plx_env_var_t plx_env_vars[] = {
     { "PLX_SHM_STAGE_BYTES", "512K", "shm: one staging chunk (two per ordered pair) for large messages when CMA is refused (4K-256M)" },
     { "PLX_CUDA", "auto", "auto|0|1 - device (GPU) buffers: auto uses a CUDA device when one is usable; 0 never (no CUDA call at all); 1 makes plx_init fail without one" },
     { "PLX_NCCL", "auto", "auto|0|p2p - collectives on device buffers: auto through NCCL where every rank has a GPU of its own (else staged through pinned host memory); 0 always staged; p2p composes alltoall/gather/scatter from NCCL send/recv (testing)" },
+    { "PLX_DIRECT_PIECE", "128K", "node-local single-copy collectives ('direct' in the selector): bytes read from a peer and reduced in one step (4K-64M); small enough to stay in L2 and to keep one progress pass short" },
     { NULL, NULL, NULL }
 };
 
@@ -118,6 +119,15 @@ plx_status_t plx_config_load(plx_config_t *cfg, char *err, size_t errlen)
             snprintf(err, errlen, "PLX_PROGRESS='%s' is not one of caller|thread", s);
             return PLX_ERR_INVALID_ARG;
         }
+    }
+    s = getenv("PLX_DIRECT_PIECE");
+    if (s) {
+        size_t v;
+        if (plx_parse_size(s, &v) != 0 || v < (4u << 10) || v > (64u << 20)) {
+            snprintf(err, errlen, "PLX_DIRECT_PIECE='%s' is not a byte count in 4K-64M", s);
+            return PLX_ERR_INVALID_ARG;
+        }
+        cfg->direct_piece = v;
     }
     s = getenv("PLX_TUNE");
     if (s) {

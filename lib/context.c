@@ -228,6 +228,7 @@ static void context_destroy(plx_context_t ctx, int keep_handle)
     while (c) {
         plx_comm_t next = c->next;
         plx_slots_release(c);
+        plx_direct_release(c);
         plx_hier_release(c);
         c->magic = PLX_DEAD_MAGIC;
         free(c->world_rank);
@@ -236,6 +237,7 @@ static void context_destroy(plx_context_t ctx, int keep_handle)
     }
     if (ctx->world) {
         plx_slots_release(ctx->world);
+        plx_direct_release(ctx->world);
         plx_hier_release(ctx->world);
         ctx->world->magic = PLX_DEAD_MAGIC;
         free(ctx->world->world_rank);

@@ -941,7 +941,7 @@ static plx_status_t make_stage_selector(plx_select_t **sel)
         int first = 1;
         char *save_item = NULL;
         for (char *it = strtok_r(colon + 1, ",", &save_item); it; it = strtok_r(NULL, ",", &save_item)) {
-            if (strstr(it, "@shm_slots")) continue;
+            if (strstr(it, "@shm_slots") || strstr(it, "@direct")) continue;
             if (!first) strcat(out, ",");
             strcat(out, it);
             first = 0;

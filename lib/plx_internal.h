@@ -38,6 +38,7 @@ typedef struct plx_config {
     char tune[1024];           /* PLX_TUNE (parsed by select.c) */
     int progress_thread;       /* PLX_PROGRESS=thread */
     char transports[64];       /* PLX_TRANSPORTS ("" = all built) */
+    size_t direct_piece;       /* PLX_DIRECT_PIECE (0 = the built-in default) */
 } plx_config_t;
 
 struct plx_select;             /* lib/select.h */
@@ -126,6 +127,10 @@ struct plx_comm {
      * 0 = not looked at yet, 1 = usable (slots set), -1 = not for this comm */
     int slots_state;
     struct node_slots *slots;
+    /* node-local single-copy collectives (lib/coll/node_direct.c): the same
+     * three states as slots_state */
+    int direct_state;
+    struct node_direct *direct;
     struct hier_map *hier;     /* nodes of its ranks, for lib/coll/hier.c (built at first use) */
     char transports[32];       /* "shm", "ucx", "shm+ucx": who carries its traffic (first use) */
     unsigned tmask;            /* the same as bits: 1 << index in ctx->tl[] */

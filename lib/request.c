@@ -141,6 +141,19 @@ plx_status_t plx_req_start_slots(plx_comm_t comm, const coll_args_t *a, plx_requ
     return PLX_SUCCESS;
 }
 
+plx_status_t plx_req_start_direct(plx_comm_t comm, const coll_args_t *a, plx_request_t *out)
+{
+    struct plx_request *r = plx_req_alloc(comm->ctx);
+    if (!r) return PLX_ERR_NO_MEMORY;
+    r->kind = REQ_DIRECT;
+    plx_direct_start(comm, a, &r->direct);
+    plx_req_activate(r);
+    int moved = 0;
+    if (plx_direct_advance(&r->direct, &moved)) finish(r, r->direct.status);
+    *out = r;
+    return PLX_SUCCESS;
+}
+
 plx_status_t plx_req_start_hook(plx_context_t ctx, const plx_req_hook_t *h, plx_request_t *out)
 {
     struct plx_request *r = plx_req_alloc(ctx);
@@ -165,8 +178,10 @@ plx_status_t plx_req_completed_locked(plx_context_t ctx, plx_status_t st, plx_re
     return PLX_SUCCESS;
 }
 
-/* Move one active request; 1 if it finished. */
-static int advance_one(struct plx_request *r)
+/* Move one active request; 1 if it finished.  *moved (may be NULL) is set
+ * when work moved without finishing it (a single-copy collective's piece),
+ * so the engine does not back off. */
+static int advance_one(struct plx_request *r, int *moved)
 {
     switch (r->kind) {
     case REQ_SCHED:
@@ -189,6 +204,15 @@ static int advance_one(struct plx_request *r)
             return 1;
         }
         return 0;
+    case REQ_DIRECT: {
+        int m = 0;
+        if (plx_direct_advance(&r->direct, &m)) {
+            finish(r, r->direct.status);
+            return 1;
+        }
+        if (m && moved) *moved = 1;
+        return 0;
+    }
     case REQ_SEND:
     case REQ_RECV:
         if (r->treq.done) {
@@ -207,7 +231,8 @@ int plx_engine_progress(plx_context_t ctx)
     struct plx_request *r = ctx->active_head;
     while (r) {
         struct plx_request *next = r->next;   /* r may leave the list */
-        events += advance_one(r);
+        int moved = 0;
+        events += advance_one(r, &moved) + moved;
         r = next;
     }
     return events;
@@ -229,6 +254,8 @@ static void check_deadlines(plx_context_t ctx, double now)
             if (r->hook.check && r->hook.check(r->hook.arg, elapsed, limit, &st)) finish(r, st);
         } else if (r->kind == REQ_SLOTS) {
             if (plx_slots_check(&r->slots, elapsed, limit)) finish(r, r->slots.status);
+        } else if (r->kind == REQ_DIRECT) {
+            if (plx_direct_check(&r->direct, elapsed, limit)) finish(r, r->direct.status);
         } else if (r->kind == REQ_SEND || r->kind == REQ_RECV) {
             plx_comm_t c = r->comm;
             int w = c->world_rank[r->peer];
@@ -294,9 +321,9 @@ static void engine_wait(plx_context_t ctx, wait_pred_t pred, void *arg, struct p
     plx_backoff_reset(&bo);
     /* a node-local collective finishes by reading shared memory, not by a
      * transport event: look at it first, before polling every transport */
-    if (focus && focus->kind != REQ_SLOTS) focus = NULL;
+    if (focus && focus->kind != REQ_SLOTS && focus->kind != REQ_DIRECT) focus = NULL;
     for (unsigned iter = 1; !pred(arg); iter++) {
-        if (focus && advance_one(focus)) break;
+        if (focus && advance_one(focus, NULL)) break;
         int events = plx_engine_progress(ctx);
         if ((iter & 63) == 0) plx_engine_check_deadlines(ctx);
         if (pred(arg)) break;

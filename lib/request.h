@@ -15,10 +15,11 @@
 #include "plx_internal.h"
 #include "sched.h"
 #include "coll/node_slots.h"
+#include "coll/node_direct.h"
 
 #define PLX_REQ_MAGIC 0x504c5852u   /* "PLXR" */
 
-enum { REQ_SCHED = 1, REQ_SEND, REQ_RECV, REQ_SLOTS, REQ_HOOK, REQ_DONE };
+enum { REQ_SCHED = 1, REQ_SEND, REQ_RECV, REQ_SLOTS, REQ_HOOK, REQ_DONE, REQ_DIRECT };
 
 /* A request driven by code outside the engine (the task-graph executor):
  * the engine calls advance under ctx->lock on every progress pass and
@@ -46,6 +47,8 @@ struct plx_request {
     slots_op_t slots;
     /* REQ_HOOK */
     plx_req_hook_t hook;
+    /* REQ_DIRECT */
+    direct_op_t direct;
     /* REQ_SEND / REQ_RECV */
     plx_comm_t comm;
     int peer, tag;
@@ -73,6 +76,8 @@ void plx_req_release(struct plx_request *r);
 plx_status_t plx_req_start_sched(plx_sched_t *s, plx_request_t *out);
 /* Start a node-local collective (lib/coll/node_slots.c) as a request. */
 plx_status_t plx_req_start_slots(plx_comm_t comm, const coll_args_t *a, plx_request_t *out);
+/* Start a node-local single-copy collective (lib/coll/node_direct.c). */
+plx_status_t plx_req_start_direct(plx_comm_t comm, const coll_args_t *a, plx_request_t *out);
 /* Start a hook request (lock held); its advance runs once at once. */
 plx_status_t plx_req_start_hook(plx_context_t ctx, const plx_req_hook_t *h, plx_request_t *out);
 /* For engine-internal users holding the lock: is it finished, and hand

@@ -114,6 +114,16 @@ typedef struct plx_tl_ops {
      * range. */
     void *(*coll_window)(void *tl, int channel, int peer, size_t *bytes);
 
+    /* Optional (NULL when the transport has none): copy len bytes at
+     * address addr of world rank peer's memory into dst with one copy
+     * (process_vm_readv), for the core's single-copy node-local
+     * collectives (lib/coll/node_direct.c).  len 0 only asks whether peer
+     * can be read at all.  PLX_SUCCESS; PLX_ERR_NOT_SUPPORTED where reading
+     * peer is refused (PLX_SHM_CMA=0, other uid, ptrace scope, another
+     * node); PLX_ERR_PEER_FAILED if its process is gone; PLX_ERR_TRANSPORT
+     * for anything else (a bad address). */
+    plx_status_t (*peer_read)(void *tl, int peer, void *dst, uint64_t addr, size_t len);
+
     /* Release everything; collective-free (must not wait for peers). */
     void (*finalize)(void *tl);
 } plx_tl_ops_t;

@@ -60,11 +60,15 @@ typedef struct coll_algo {
     coll_build_fn build;       /* NULL for node_slots algorithms */
     const char *summary;       /* one line for plexus_info */
     int node_slots;            /* runs through shared slots (lib/coll/node_slots.c), not a
-                                  schedule */
+                                  schedule; COLL_NODE_DIRECT: node-local single-copy reads
+                                  (lib/coll/node_direct.c) */
     /* NULL: runs on any communicator; else whether it can run this one at
      * this size (comm NULL: printing the table, answer 1) */
     int (*can_run)(plx_comm_t comm, size_t bytes);
 } coll_algo_t;
+
+/* node_slots value of the single-copy algorithms (1: shared slots). */
+#define COLL_NODE_DIRECT 2
 
 /* All algorithms, terminated by an entry with name == NULL. */
 extern const coll_algo_t plx_coll_algos[];

@@ -6,6 +6,7 @@
 #include "coll.h"
 #include "hier.h"
 #include "node_slots.h"
+#include "node_direct.h"
 
 #include <string.h>
 
@@ -79,6 +80,29 @@ const coll_algo_t plx_coll_algos[] = {
     { PLX_COLL_ALLGATHER, "hier", coll_allgather_hier,
       "several nodes: gather at node leaders, leaders swap blocks, bcast", 0,
       plx_hier_can_run },
+    { PLX_COLL_ALLREDUCE, "direct", NULL,
+      "node-local single copy: each rank reduces its slice reading all inputs, then copies the others'",
+      COLL_NODE_DIRECT, plx_direct_can_run },
+    { PLX_COLL_REDUCE_SCATTER, "direct", NULL,
+      "node-local single copy: each rank reduces its block reading it from every input",
+      COLL_NODE_DIRECT, plx_direct_can_run },
+    { PLX_COLL_REDUCE, "direct", NULL,
+      "node-local single copy: each rank reduces a slice of all inputs, root copies the slices",
+      COLL_NODE_DIRECT, plx_direct_can_run },
+    { PLX_COLL_BCAST, "direct", NULL,
+      "node-local single copy: every rank reads the root's buffer", COLL_NODE_DIRECT,
+      plx_direct_can_run },
+    { PLX_COLL_ALLGATHER, "direct", NULL,
+      "node-local single copy: every rank reads every other rank's block", COLL_NODE_DIRECT,
+      plx_direct_can_run },
+    { PLX_COLL_ALLTOALL, "direct", NULL,
+      "node-local single copy: every rank reads its block of every input", COLL_NODE_DIRECT,
+      plx_direct_can_run },
+    { PLX_COLL_GATHER, "direct", NULL,
+      "node-local single copy: root reads every rank's block", COLL_NODE_DIRECT, plx_direct_can_run },
+    { PLX_COLL_SCATTER, "direct", NULL,
+      "node-local single copy: every rank reads its block of the root's buffer", COLL_NODE_DIRECT,
+      plx_direct_can_run },
     { PLX_COLL_COUNT, NULL, NULL, NULL, 0, NULL },
 };
 

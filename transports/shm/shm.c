@@ -651,5 +651,6 @@ const plx_tl_ops_t plx_tl_shm_ops = {
     .cancel = shm_cancel,
     .peer_status = shm_peer_status,
     .coll_window = shm_coll_window,
+    .peer_read = shm_peer_read,
     .finalize = shm_finalize,
 };

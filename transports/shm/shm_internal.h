@@ -31,7 +31,8 @@
 #define SHM_SEG_MAGIC     0x504c58534d454731ull   /* "PLXSMEG1" */
 #define SHM_SEG_VERSION   2u
 #define SHM_NAME_MAX      64
-#define SHM_COLL_CHANNELS 16    /* collective windows per local rank (communicator ids 0..15) */
+#define SHM_COLL_CHANNELS 32    /* collective windows per local rank: 0..15 shm_slots (communicator
+                                   id), 16..31 the single-copy collectives (16 + communicator id) */
 
 /* Message types carried in ring cells. */
 enum {
@@ -292,6 +293,8 @@ void shm_large_on_fin(shm_tl_t *t, int p, const shm_ctl_t *c);
 /* receiver matched an RTS from p with request r (r may be NULL: never) */
 void shm_large_recv_start(shm_tl_t *t, int p, plx_tl_req_t *r, uint64_t tag, const shm_rts_t *rts);
 int  shm_large_progress(shm_tl_t *t);
+/* the peer_read op: single-copy read of local peer memory for the core */
+plx_status_t shm_peer_read(void *tl, int peer, void *dst, uint64_t addr, size_t len);
 void shm_large_cancel(shm_tl_t *t, plx_tl_req_t *r);
 void shm_large_free_all(shm_tl_t *t);
 

@@ -349,3 +349,39 @@ void shm_large_free_all(shm_tl_t *t)
     }
     t->xfer_free = NULL;
 }
+
+/* ---- single-copy reads for the core's node-local collectives ---------- */
+plx_status_t shm_peer_read(void *tlp, int peer, void *dst, uint64_t addr, size_t len)
+{
+    shm_tl_t *t = tlp;
+    if (!t || peer < 0 || peer >= t->size || t->local_of[peer] < 0) return PLX_ERR_NOT_SUPPORTED;
+    int p = t->local_of[peer];
+    shm_peer_t *pe = &t->peers[p];
+    if (!pe->cma_ok) return PLX_ERR_NOT_SUPPORTED;
+    if (p == t->me) {
+        if (len) memcpy(dst, (const void *)(uintptr_t)addr, len);
+        return PLX_SUCCESS;
+    }
+    size_t off = 0;
+    while (off < len) {   /* partial reads continue where they stopped */
+        struct iovec l = { .iov_base = (char *)dst + off, .iov_len = len - off };
+        struct iovec r = { .iov_base = (void *)(uintptr_t)(addr + off), .iov_len = len - off };
+        ssize_t got = process_vm_readv(pe->pid, &l, 1, &r, 1, 0);
+        if (got > 0) {
+            off += (size_t)got;
+            continue;
+        }
+        int e = got == 0 ? EFAULT : errno;
+        if (e == EINTR || e == EAGAIN) continue;
+        if (e == ESRCH) return PLX_ERR_PEER_FAILED;
+        if (e == EPERM || e == ENOSYS) {
+            plx_warn("shm: process_vm_readv from rank %d refused (%s)", pe->world, strerror(e));
+            pe->cma_ok = 0;   /* later large messages stage; the caller fails this read */
+            return PLX_ERR_NOT_SUPPORTED;
+        }
+        plx_warn("shm: process_vm_readv of %zu bytes at 0x%" PRIx64 " from rank %d failed: %s",
+                 len - off, addr + off, pe->world, strerror(e));
+        return PLX_ERR_TRANSPORT;
+    }
+    return PLX_SUCCESS;
+}

@@ -1,0 +1,616 @@
+/*
+ * lib/coll/node_direct.c — node-local single-copy collectives ("direct").
+ *
+ * Control area of one rank on one communicator: window 16 + comm id of the
+ * transport's collective windows (raw shared memory, zeroed at start; ids
+ * are never reused within a context):
+ *
+ *   offset   0  header: seq, addr[3] (input, output, scratch), signature
+ *   offset 128  ready: bytes of this rank's published result finished
+ *   offset 256  done: the last sequence this rank finished reading
+ *   offset 384  failed: the last sequence this rank gave up on
+ *
+ * Protocol of collective number s (all ranks of the communicator count s
+ * alike; one collective at a time per communicator, in order):
+ *   1. turn: wait until s-1 finished here.  Every member had then finished
+ *      reading s-1 (step 4), so nobody reads this header, ready or the
+ *      buffers of s-1 any more: reset ready, write the header, then store
+ *      seq = s (release).
+ *   2. meet: wait for every member's header of s (acquire) and compare the
+ *      signatures (collective, bytes, datatype and op of reductions, root):
+ *      on any difference every rank sees it before anyone reads a byte and
+ *      ends with PLX_ERR_MISMATCH (steps 3-4 without the work).
+ *   3. work: a list of segments (below), one piece (PLX_DIRECT_PIECE bytes)
+ *      per advance call, so a progress pass stays short (~20-50 us) and a
+ *      sleeping compute thread gets its core back quickly.
+ *   4. drain: store done = s; wait until every member's done >= s (nobody
+ *      reads this rank's buffers any more: the user may reuse them); only
+ *      then finish.
+ *
+ * Segments.  COPY: read bytes [roff, roff+len) of one member's published
+ * buffer into a local destination; when gated, piece [o, o+l) waits until
+ * that member's ready >= o + l (it is a result the member is still
+ * producing).  REDUCE: for bytes [roff, roff+len) of every member's input,
+ * reduce in member order 0..p-1 into a local destination, piece by piece
+ * (the first remote operand read straight into the destination, later ones
+ * into an L2-sized buffer and reduced while hot); when publishing, ready
+ * grows after each piece.  Each element is reduced exactly once, by one
+ * rank, in a fixed order, and copied from there: results are bitwise the
+ * same on every rank.
+ *
+ *   allreduce       REDUCE my slice of count/p into recvbuf (publish), then
+ *                   COPY each other slice from its owner's recvbuf (gated)
+ *   reduce_scatter  REDUCE block me into recvbuf (in place, rank > 0: into
+ *                   scratch, copied to recvbuf after the drain, because
+ *                   rank 0 reads block 0 of that very buffer)
+ *   reduce          each rank REDUCEs its slice (non-root: into scratch,
+ *                   published); root then COPYs the slices from the
+ *                   scratches (gated)
+ *   bcast           non-root: COPY the root's buffer
+ *   allgather       COPY every member's block
+ *   alltoall        COPY block me of every member's input (in place: the
+ *                   input is first copied to scratch, since each rank's
+ *                   recvbuf is also the input its peers read)
+ *   gather, scatter root COPYs every block / every rank COPYs its block
+ *
+ * In-place hazards: a slice the owner reduces in place is accumulated in a
+ * private buffer and copied over its input piece only when all operands of
+ * that piece were read; a peer overwrites slice j of its own in-place
+ * buffer only with ready-gated pieces, i.e. after slice j's owner read that
+ * piece from everyone.
+ */
+#include "node_direct.h"
+#include "reduce.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DIRECT_CHANNEL0  16          /* windows 16.. are this file's (0..15: shm_slots) */
+#define DIRECT_READY_OFF 128
+#define DIRECT_DONE_OFF  256
+#define DIRECT_FAIL_OFF  384
+#define DIRECT_WIN_MIN   512
+
+enum { DIRECT_TURN = 0, DIRECT_MEET, DIRECT_WORK, DIRECT_DRAIN, DIRECT_DONE };
+enum { ADDR_IN = 0, ADDR_OUT, ADDR_AUX };
+enum { SEG_COPY = 1, SEG_REDUCE };
+
+typedef struct direct_hdr {
+    uint64_t seq;                    /* written last, with release order */
+    uint64_t addr[3];                /* input, output, scratch in the owner's address space */
+    uint64_t bytes;                  /* count x element size */
+    int32_t coll, dt, op, root;
+} direct_hdr_t;
+
+typedef struct direct_seg {
+    int kind;
+    int from;                        /* COPY: member read from */
+    int which;                       /* COPY: ADDR_* of that member */
+    size_t roff, len;                /* bytes in the member's buffer(s) */
+    char *dst;                       /* local destination */
+    int gated;                       /* COPY: wait for the member's ready */
+    int publish;                     /* REDUCE: grow my ready after each piece */
+} direct_seg_t;
+
+struct node_direct {
+    int n, me;
+    unsigned char **win;             /* [n] control area of each member */
+    int *world;                      /* [n] world rank of each member */
+    const plx_tl_ops_t **ops;        /* [n] transport reading from each member */
+    void **tl;                       /* [n] its state */
+    uint64_t (*addr)[3];             /* [n] addresses published for the current collective */
+    size_t piece;
+    unsigned char *acc, *tmp;        /* piece-sized buffers (in-place accumulator, operand) */
+    void *scratch;                   /* reused by the collectives of this comm, one at a time */
+    size_t scratch_cap;
+    uint64_t next_seq;
+    uint64_t local_done;
+    int broken;
+    plx_status_t broken_status;
+};
+
+static inline direct_hdr_t *hdr_of(unsigned char *w) { return (direct_hdr_t *)w; }
+static inline uint64_t *ready_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_READY_OFF); }
+static inline uint64_t *done_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_DONE_OFF); }
+static inline uint64_t *fail_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_FAIL_OFF); }
+
+/* ---- setup --------------------------------------------------------------- */
+static void nd_free(struct node_direct *nd)
+{
+    if (!nd) return;
+    free(nd->win);
+    free(nd->world);
+    free(nd->ops);
+    free(nd->tl);
+    free(nd->addr);
+    free(nd->acc);
+    free(nd->tmp);
+    free(nd->scratch);
+    free(nd);
+}
+
+static int setup(plx_comm_t comm)
+{
+    plx_context_t ctx = comm->ctx;
+    int n = comm->size;
+    if (comm->id >= 16) return -1;
+    struct node_direct *nd = calloc(1, sizeof *nd);
+    if (!nd) return -1;
+    nd->win = calloc((size_t)n, sizeof *nd->win);
+    nd->world = calloc((size_t)n, sizeof *nd->world);
+    nd->ops = calloc((size_t)n, sizeof *nd->ops);
+    nd->tl = calloc((size_t)n, sizeof *nd->tl);
+    nd->addr = calloc((size_t)n, sizeof *nd->addr);
+    nd->piece = ctx->cfg.direct_piece ? ctx->cfg.direct_piece : (128u << 10);
+    nd->piece &= ~(size_t)63;   /* a multiple of every element size */
+    if (nd->piece < 64) nd->piece = 64;
+    nd->acc = aligned_alloc(64, nd->piece);
+    nd->tmp = aligned_alloc(64, nd->piece);
+    if (!nd->win || !nd->world || !nd->ops || !nd->tl || !nd->addr || !nd->acc || !nd->tmp)
+        goto no;
+    for (int r = 0; r < n; r++) {
+        int w = comm->world_rank[r];
+        const plx_tl_ops_t *ops = ctx->tl[ctx->peer_tl[w]].ops;
+        void *tl = ctx->tl[ctx->peer_tl[w]].state;
+        if (!ops->coll_window || !ops->peer_read) goto no;
+        size_t b = 0;
+        nd->win[r] = ops->coll_window(tl, DIRECT_CHANNEL0 + (int)comm->id, w, &b);
+        if (!nd->win[r] || b < DIRECT_WIN_MIN) goto no;
+        if (r != comm->rank && ops->peer_read(tl, w, NULL, 0, 0) != PLX_SUCCESS) {
+            plx_info("direct: comm %u cannot read rank %d (world %d) with one copy; the "
+                     "selector's next rules serve it", comm->id, r, w);
+            goto no;
+        }
+        nd->world[r] = w;
+        nd->ops[r] = ops;
+        nd->tl[r] = tl;
+    }
+    nd->n = n;
+    nd->me = comm->rank;
+    nd->next_seq = 1;
+    comm->direct = nd;
+    return 1;
+no:
+    nd_free(nd);
+    return -1;
+}
+
+int plx_direct_can_run(plx_comm_t comm, size_t bytes)
+{
+    (void)bytes;
+    if (!comm) return 1;   /* printing the table: no communicator to judge */
+    if (comm->direct_state == 0) comm->direct_state = setup(comm);
+    return comm->direct_state > 0;
+}
+
+void plx_direct_release(plx_comm_t comm)
+{
+    nd_free(comm->direct);
+    comm->direct = NULL;
+    comm->direct_state = 0;
+}
+
+/* ---- the segments of each collective ------------------------------------- */
+/* Slice i of count elements split over n ranks, in bytes. */
+static size_t slice_off(const direct_op_t *op, int i)
+{
+    return coll_block_off(op->a.count, op->nd->n, i) * op->es;
+}
+static size_t slice_len(const direct_op_t *op, int i)
+{
+    return coll_block_len(op->a.count, op->nd->n, i) * op->es;
+}
+
+/* Segment i of this rank's work; 0 when there is none. */
+static int get_seg(const direct_op_t *op, int i, direct_seg_t *sg)
+{
+    const struct node_direct *nd = op->nd;
+    const coll_args_t *a = &op->a;
+    int n = nd->n, me = nd->me;
+    size_t N = op->bytes;
+    char *rbuf = a->rbuf;
+    memset(sg, 0, sizeof *sg);
+    switch (a->coll) {
+    case PLX_COLL_ALLREDUCE:
+        if (i == 0) {
+            *sg = (direct_seg_t){ SEG_REDUCE, me, ADDR_IN, slice_off(op, me), slice_len(op, me),
+                                  rbuf + slice_off(op, me), 0, 1 };
+            return 1;
+        }
+        if (i < n) {
+            int j = (me + i) % n;
+            *sg = (direct_seg_t){ SEG_COPY, j, ADDR_OUT, slice_off(op, j), slice_len(op, j),
+                                  rbuf + slice_off(op, j), 1, 0 };
+            return 1;
+        }
+        return 0;
+    case PLX_COLL_REDUCE_SCATTER:
+        if (i > 0) return 0;
+        *sg = (direct_seg_t){ SEG_REDUCE, me, ADDR_IN, (size_t)me * N, N,
+                              (coll_in_place(a->sbuf) && me != 0) ? (char *)op->aux : rbuf, 0, 0 };
+        return 1;
+    case PLX_COLL_REDUCE:
+        if (i == 0) {
+            char *dst = me == a->root ? rbuf + slice_off(op, me) : (char *)op->aux;
+            *sg = (direct_seg_t){ SEG_REDUCE, me, ADDR_IN, slice_off(op, me), slice_len(op, me), dst,
+                                  0, me != a->root };
+            return 1;
+        }
+        if (me == a->root && i < n) {
+            int j = (me + i) % n;
+            *sg = (direct_seg_t){ SEG_COPY, j, ADDR_AUX, 0, slice_len(op, j), rbuf + slice_off(op, j),
+                                  1, 0 };
+            return 1;
+        }
+        return 0;
+    case PLX_COLL_BCAST:
+        if (i > 0 || me == a->root) return 0;
+        *sg = (direct_seg_t){ SEG_COPY, a->root, ADDR_OUT, 0, N, rbuf, 0, 0 };
+        return 1;
+    case PLX_COLL_ALLGATHER:
+        /* segment 0 is my own block (nothing to do in place) */
+        if (i >= n) return 0;
+        {
+            int j = (me + i) % n;
+            *sg = (direct_seg_t){ SEG_COPY, j, ADDR_IN, 0, (i == 0 && coll_in_place(a->sbuf)) ? 0 : N,
+                                  rbuf + (size_t)j * N, 0, 0 };
+        }
+        return 1;
+    case PLX_COLL_ALLTOALL:
+        if (i >= n) return 0;
+        {
+            int j = (me + i) % n;
+            *sg = (direct_seg_t){ SEG_COPY, j, ADDR_IN, (size_t)me * N,
+                                  (i == 0 && coll_in_place(a->sbuf)) ? 0 : N, rbuf + (size_t)j * N, 0, 0 };
+        }
+        return 1;
+    case PLX_COLL_GATHER:
+        if (me != a->root || i >= n) return 0;
+        {
+            int j = (me + i) % n;
+            *sg = (direct_seg_t){ SEG_COPY, j, ADDR_IN, 0, (i == 0 && coll_in_place(a->sbuf)) ? 0 : N,
+                                  rbuf + (size_t)j * N, 0, 0 };
+        }
+        return 1;
+    case PLX_COLL_SCATTER:
+        if (i > 0) return 0;
+        *sg = (direct_seg_t){ SEG_COPY, a->root, ADDR_IN, (size_t)me * N,
+                              (me == a->root && coll_in_place(a->rbuf)) ? 0 : N, rbuf, 0, 0 };
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* ---- start ----------------------------------------------------------------- */
+plx_status_t plx_direct_start(plx_comm_t comm, const coll_args_t *a, direct_op_t *op)
+{
+    struct node_direct *nd = comm->direct;
+    memset(op, 0, sizeof *op);
+    op->comm = comm;
+    op->nd = nd;
+    op->a = *a;
+    op->seq = nd->next_seq++;
+    op->es = plx_dtype_size(a->dt);
+    op->bytes = a->count * op->es;
+    op->phase = DIRECT_TURN;
+    op->status = PLX_SUCCESS;
+    return PLX_SUCCESS;
+}
+
+/* Scratch bytes this rank needs for this collective. */
+static size_t scratch_need(const direct_op_t *op)
+{
+    const coll_args_t *a = &op->a;
+    int me = op->nd->me;
+    switch (a->coll) {
+    case PLX_COLL_REDUCE:         return me != a->root ? slice_len(op, me) : 0;
+    case PLX_COLL_REDUCE_SCATTER: return coll_in_place(a->sbuf) && me != 0 ? op->bytes : 0;
+    case PLX_COLL_ALLTOALL:       return coll_in_place(a->sbuf) ? op->bytes * (size_t)op->nd->n : 0;
+    default:                      return 0;
+    }
+}
+
+static int is_reduction(plx_coll_t c)
+{
+    return c == PLX_COLL_ALLREDUCE || c == PLX_COLL_REDUCE || c == PLX_COLL_REDUCE_SCATTER;
+}
+static int is_rooted(plx_coll_t c)
+{
+    return c == PLX_COLL_BCAST || c == PLX_COLL_REDUCE || c == PLX_COLL_GATHER || c == PLX_COLL_SCATTER;
+}
+
+/* Step 1: publish this rank's buffers for collective s. */
+static int turn(direct_op_t *op)
+{
+    struct node_direct *nd = op->nd;
+    const coll_args_t *a = &op->a;
+    if (nd->local_done != op->seq - 1) return 0;   /* one at a time, in order */
+    size_t need = scratch_need(op);
+    if (need > nd->scratch_cap) {
+        void *p = aligned_alloc(64, (need + 63) & ~(size_t)63);
+        if (!p) {
+            op->status = PLX_ERR_NO_MEMORY;
+            return -1;
+        }
+        free(nd->scratch);
+        nd->scratch = p;
+        nd->scratch_cap = need;
+    }
+    op->aux = need ? nd->scratch : NULL;
+    /* my input, as my peers and I read it */
+    const void *in = coll_in_place(a->sbuf) ? a->rbuf : a->sbuf;
+    if (a->coll == PLX_COLL_BCAST) in = a->rbuf;
+    if (a->coll == PLX_COLL_ALLGATHER && coll_in_place(a->sbuf))
+        in = COLL_CAT(a->rbuf, (size_t)nd->me * a->count, op->es);
+    if (a->coll == PLX_COLL_ALLTOALL && coll_in_place(a->sbuf)) {
+        memcpy(op->aux, a->rbuf, op->bytes * (size_t)nd->n);
+        in = op->aux;
+    }
+    if (a->coll == PLX_COLL_SCATTER && nd->me != a->root) in = NULL;
+    op->in = in;
+    unsigned char *w = nd->win[nd->me];
+    direct_hdr_t *h = hdr_of(w);
+    __atomic_store_n(ready_of(w), 0, __ATOMIC_RELAXED);
+    h->addr[ADDR_IN] = (uint64_t)(uintptr_t)in;
+    h->addr[ADDR_OUT] = coll_in_place(a->rbuf) ? 0 : (uint64_t)(uintptr_t)a->rbuf;
+    h->addr[ADDR_AUX] = (uint64_t)(uintptr_t)op->aux;
+    h->bytes = op->bytes;
+    h->coll = (int32_t)a->coll;
+    h->dt = (int32_t)a->dt;
+    h->op = (int32_t)a->op;
+    h->root = (int32_t)a->root;
+    __atomic_store_n(&h->seq, op->seq, __ATOMIC_RELEASE);
+    return 1;
+}
+
+/* Do my signature and member m's agree?  If not, say how (once). */
+static int signature_ok(direct_op_t *op, int m, const direct_hdr_t *h)
+{
+    const coll_args_t *a = &op->a;
+    plx_coll_t c = (plx_coll_t)h->coll;
+    int same = c == a->coll && h->bytes == op->bytes;
+    if (same && is_reduction(c)) same = h->dt == (int32_t)a->dt && h->op == (int32_t)a->op;
+    if (same && is_rooted(c)) same = h->root == a->root;
+    if (same) return 1;
+    plx_comm_t cm = op->comm;
+    const char *oname = plx_coll_name(c) ? plx_coll_name(c) : "?";
+    char mine[96] = "", theirs[96] = "";
+    if (is_reduction(a->coll))
+        snprintf(mine, sizeof mine, " (%s, %s)", plx_dtype_name(a->dt), plx_op_name(a->op));
+    else if (is_rooted(a->coll))
+        snprintf(mine, sizeof mine, " (root %d)", a->root);
+    if (is_reduction(c) && (unsigned)h->dt < PLX_DTYPE_COUNT && (unsigned)h->op < PLX_OP_COUNT)
+        snprintf(theirs, sizeof theirs, " (%s, %s)", plx_dtype_name((plx_dtype_t)h->dt),
+                 plx_op_name((plx_op_t)h->op));
+    else if (is_rooted(c))
+        snprintf(theirs, sizeof theirs, " (root %d)", h->root);
+    plx_error("plx_%s on comm %u, node-local sequence %llu (direct): mismatch: rank %d called %s "
+              "of %zu bytes%s, rank %d %s of %llu bytes%s", plx_coll_name(a->coll), cm->id,
+              (unsigned long long)op->seq, cm->rank, plx_coll_name(a->coll), op->bytes, mine, m,
+              oname, (unsigned long long)h->bytes, theirs);
+    return 0;
+}
+
+/* Step 2: every member's header of s. */
+static int meet(direct_op_t *op)
+{
+    struct node_direct *nd = op->nd;
+    for (; op->next < nd->n; op->next++) {
+        int m = op->next;
+        direct_hdr_t *h = hdr_of(nd->win[m]);
+        if (__atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) != op->seq) return 0;
+        for (int k = 0; k < 3; k++) nd->addr[m][k] = h->addr[k];
+        if (op->status == PLX_SUCCESS && !signature_ok(op, m, h)) op->status = PLX_ERR_MISMATCH;
+    }
+    op->next = 0;
+    return 1;
+}
+
+/* Bytes at address addr of member m into dst. */
+static plx_status_t pull(direct_op_t *op, int m, void *dst, uint64_t addr, size_t len)
+{
+    struct node_direct *nd = op->nd;
+    if (m == nd->me) {
+        memcpy(dst, (const void *)(uintptr_t)addr, len);
+        return PLX_SUCCESS;
+    }
+    plx_status_t st = nd->ops[m]->peer_read(nd->tl[m], nd->world[m], dst, addr, len);
+    if (st != PLX_SUCCESS)
+        plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): reading "
+                  "%zu bytes of rank %d (world %d) failed: %s", plx_coll_name(op->a.coll), op->comm->id,
+                  op->comm->rank, op->comm->size, (unsigned long long)op->seq, len, m, nd->world[m],
+                  plx_strerror(st));
+    return st;
+}
+
+/* Reduce bytes [o, o+l) of segment sg over every member, in member order. */
+static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t o, size_t l)
+{
+    struct node_direct *nd = op->nd;
+    const coll_args_t *a = &op->a;
+    plx_op_t rop = coll_reduce_op(a->op);
+    size_t cnt = l / op->es, at = sg->roff + o;
+    char *d = sg->dst + o;
+    const char *own = (const char *)op->in + at;
+    int alias = d == own, me = nd->me, n = nd->n;
+    /* accumulate in place unless the destination is my own input and
+     * member 0's operand would overwrite it before I add mine */
+    char *acc = alias && me != 0 ? (char *)nd->acc : d;
+    const void *first = own;
+    if (me != 0) {
+        PLX_CHECK(pull(op, 0, acc, nd->addr[0][ADDR_IN] + at, l));
+        first = acc;
+    }
+    for (int m = 1; m < n; m++) {
+        const void *x = own;
+        if (m != me) {
+            PLX_CHECK(pull(op, m, nd->tmp, nd->addr[m][ADDR_IN] + at, l));
+            x = nd->tmp;
+        }
+        if (m == 1) plx_reduce_local3(acc, first, x, cnt, a->dt, rop);
+        else plx_reduce_local(acc, x, cnt, a->dt, rop);
+    }
+    if (n == 1 && !alias) memcpy(d, own, l);
+    if (acc != d) memcpy(d, acc, l);
+    if (a->op == PLX_AVG) plx_avg_finish(d, cnt, a->dt, n);
+    return PLX_SUCCESS;
+}
+
+/* Step 3: one piece of work.  1 if a piece moved or the work is over (then
+ * phase is DRAIN), 0 if waiting for a peer's result, -1 on error. */
+static int work(direct_op_t *op)
+{
+    struct node_direct *nd = op->nd;
+    direct_seg_t sg;
+    for (;;) {
+        if (!get_seg(op, op->seg, &sg)) {
+            op->phase = DIRECT_DRAIN;
+            return 1;
+        }
+        if (op->off < sg.len) break;
+        op->seg++;
+        op->off = 0;
+    }
+    size_t o = op->off, l = sg.len - o;
+    size_t piece = nd->piece / op->es * op->es;
+    if (l > piece) l = piece;
+    plx_status_t st;
+    if (sg.kind == SEG_REDUCE) {
+        st = reduce_piece(op, &sg, o, l);
+        if (st == PLX_SUCCESS && sg.publish)
+            __atomic_store_n(ready_of(nd->win[nd->me]), (uint64_t)(o + l), __ATOMIC_RELEASE);
+    } else {
+        if (sg.gated &&
+            __atomic_load_n(ready_of(nd->win[sg.from]), __ATOMIC_ACQUIRE) < (uint64_t)(o + l))
+            return 0;
+        st = pull(op, sg.from, sg.dst + o, nd->addr[sg.from][sg.which] + sg.roff + o, l);
+    }
+    if (st != PLX_SUCCESS) {
+        op->status = st;
+        return -1;
+    }
+    op->off += l;
+    return 1;
+}
+
+/* Step 4: nobody reads my buffers any more. */
+static int drain(direct_op_t *op)
+{
+    struct node_direct *nd = op->nd;
+    if (!op->wrote_done) {
+        __atomic_store_n(done_of(nd->win[nd->me]), op->seq, __ATOMIC_RELEASE);
+        op->wrote_done = 1;
+    }
+    for (; op->next < nd->n; op->next++)
+        if (__atomic_load_n(done_of(nd->win[op->next]), __ATOMIC_ACQUIRE) < op->seq) return 0;
+    /* in-place reduce_scatter: block 0 of my buffer was rank 0's to read until now */
+    if (op->status == PLX_SUCCESS && op->a.coll == PLX_COLL_REDUCE_SCATTER && op->aux)
+        memcpy(op->a.rbuf, op->aux, op->bytes);
+    nd->local_done = op->seq;
+    op->phase = DIRECT_DONE;
+    return 1;
+}
+
+/* The collective failed here: later ones on this comm fail at once (the
+ * peers may be anywhere in the protocol), and the peers learn it. */
+static void fail(direct_op_t *op, plx_status_t st)
+{
+    struct node_direct *nd = op->nd;
+    op->status = st;
+    op->phase = DIRECT_DONE;
+    nd->broken = 1;
+    nd->broken_status = st;
+    __atomic_store_n(fail_of(nd->win[nd->me]), op->seq, __ATOMIC_RELEASE);
+}
+
+int plx_direct_advance(direct_op_t *op, int *moved)
+{
+    struct node_direct *nd = op->nd;
+    if (op->phase == DIRECT_DONE) return 1;
+    if (nd->broken) {
+        op->status = nd->broken_status;
+        op->phase = DIRECT_DONE;
+        return 1;
+    }
+    if (op->phase == DIRECT_TURN) {
+        int r = turn(op);
+        if (r < 0) {
+            fail(op, op->status);
+            return 1;
+        }
+        if (!r) return 0;
+        *moved = 1;
+        op->phase = DIRECT_MEET;
+    }
+    if (op->phase == DIRECT_MEET) {
+        if (!meet(op)) return 0;
+        *moved = 1;
+        /* a mismatch skips the work: nobody reads anything */
+        op->phase = op->status == PLX_SUCCESS ? DIRECT_WORK : DIRECT_DRAIN;
+    }
+    if (op->phase == DIRECT_WORK) {
+        int r = work(op);
+        if (r < 0) {
+            fail(op, op->status);
+            return 1;
+        }
+        if (r > 0) *moved = 1;
+        if (op->phase == DIRECT_WORK) return 0;   /* one piece per call */
+    }
+    if (op->phase == DIRECT_DRAIN && drain(op)) *moved = 1;
+    return op->phase == DIRECT_DONE;
+}
+
+/* ---- deadlines and dead peers ---------------------------------------------- */
+int plx_direct_check(direct_op_t *op, double elapsed, double limit)
+{
+    if (op->phase == DIRECT_DONE) return 0;
+    struct node_direct *nd = op->nd;
+    plx_comm_t c = op->comm;
+    plx_context_t ctx = c->ctx;
+    uint64_t s = op->seq;
+    char list[256] = "";
+    size_t len = 0;
+    int nmissing = 0;
+    plx_status_t st = PLX_SUCCESS;
+    direct_seg_t sg;
+    int gated_on = -1;
+    if (op->phase == DIRECT_WORK && get_seg(op, op->seg, &sg) && sg.kind == SEG_COPY && sg.gated)
+        gated_on = sg.from;
+    for (int m = 0; m < nd->n; m++) {
+        if (m == nd->me) continue;
+        /* any dead member dooms the collective: its buffers, results or done flag never come */
+        if (plx_peer_status(ctx, nd->world[m]) != PLX_SUCCESS) st = PLX_ERR_PEER_FAILED;
+        if (__atomic_load_n(fail_of(nd->win[m]), __ATOMIC_ACQUIRE) >= s && nd->local_done == s - 1 &&
+            st == PLX_SUCCESS)
+            st = PLX_ERR_PEER_FAILED;
+        int missing = 0;
+        if (op->phase == DIRECT_MEET)
+            missing = __atomic_load_n(&hdr_of(nd->win[m])->seq, __ATOMIC_ACQUIRE) != s;
+        else if (op->phase == DIRECT_DRAIN)
+            missing = __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) < s;
+        else if (op->phase == DIRECT_WORK)
+            missing = m == gated_on;
+        if (!missing) continue;
+        if (nmissing++ < 8 && len < sizeof list - 24)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%d (world %d)", len ? ", " : "",
+                                    m, nd->world[m]);
+    }
+    if (st == PLX_SUCCESS && elapsed < limit) return 0;
+    if (st == PLX_SUCCESS) st = PLX_ERR_TIMEOUT;
+    static const char *const what[] = { "its turn", "the buffers", "a result", "done reading" };
+    const char *name = plx_coll_name(op->a.coll);
+    if (st == PLX_ERR_PEER_FAILED)
+        plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): a peer "
+                  "failed; waiting for %s from rank(s) %s", name, c->id, c->rank, c->size,
+                  (unsigned long long)s, what[op->phase], nmissing ? list : "(none)");
+    else
+        plx_error("plx_%s timed out after %g s on comm %u (rank %d of %d), node-local sequence %llu "
+                  "(direct): no %s from rank(s) %s", name, limit, c->id, c->rank, c->size,
+                  (unsigned long long)s, what[op->phase],
+                  nmissing ? list : "(an earlier collective of this communicator)");
+    fail(op, st);
+    return 1;
+}

@@ -1,0 +1,62 @@
+/*
+ * lib/coll/node_direct.h — node-local single-copy collectives ("direct" in
+ * the selector) for large buffers: allreduce, reduce_scatter, reduce,
+ * bcast, allgather, alltoall, gather and scatter among ranks that all share
+ * one node.
+ *
+ * Every rank publishes, per collective, the addresses of its own buffers
+ * and a per-piece progress counter in a small control area of the node's
+ * shared segment; each rank then reads what it needs straight out of its
+ * peers' user buffers with one copy (the transport's peer_read op,
+ * process_vm_readv), in cache-sized pieces, reducing each piece into its
+ * destination while it is hot.  No message, no handshake per step, no
+ * scratch copy in between.  See node_direct.c for the protocol.
+ *
+ * Where single-copy reads are refused (PLX_SHM_CMA=0, other uid, ptrace
+ * scope) the algorithm cannot run (can_run says no) and the selector falls
+ * through to the next rule, whose large messages the shm transport moves
+ * through its pipelined, double-buffered staging area.
+ */
+#ifndef PLX_NODE_DIRECT_H
+#define PLX_NODE_DIRECT_H
+
+#include "coll.h"
+
+struct node_direct;   /* per communicator, set up at first use */
+
+/* One single-copy collective in flight (embedded in its request). */
+typedef struct direct_op {
+    plx_comm_t comm;
+    struct node_direct *nd;
+    coll_args_t a;
+    uint64_t seq;            /* node-local sequence number on comm, from 1 */
+    size_t es;               /* element size */
+    size_t bytes;            /* count x element size */
+    int phase;               /* DIRECT_TURN .. DIRECT_DONE (node_direct.c) */
+    int next;                /* member cursor while waiting for headers / done flags */
+    int seg;                 /* work: current segment */
+    size_t off;              /* work: bytes of the current segment finished */
+    const void *in;          /* this rank's input (in-place resolved), local address */
+    void *aux;               /* this rank's scratch for this collective, or NULL */
+    int wrote_done;
+    plx_status_t status;
+} direct_op_t;
+
+/* Can comm run a single-copy collective?  Every member on this node, served
+ * by a transport with collective windows and peer_read, each peer readable,
+ * communicator id < 16.  comm NULL (printing the table): 1. */
+int plx_direct_can_run(plx_comm_t comm, size_t bytes);
+
+/* Start op (after plx_direct_can_run said yes); never waits. */
+plx_status_t plx_direct_start(plx_comm_t comm, const coll_args_t *a, direct_op_t *op);
+/* Move it as far as one piece of work; 1 when finished (op->status).
+ * *moved is set when something happened (the engine then does not back
+ * off). */
+int plx_direct_advance(direct_op_t *op, int *moved);
+/* Timeout / dead peer check for the progress engine: ends the op with a
+ * message naming the ranks waited for; 1 if it ended it. */
+int plx_direct_check(direct_op_t *op, double elapsed, double limit);
+/* Free comm's state (finalize). */
+void plx_direct_release(plx_comm_t comm);
+
+#endif /* PLX_NODE_DIRECT_H */
