@@ -1,0 +1,129 @@
+#!/bin/bash
+# tests/mr/run_direct.sh -- the node-local single-copy collectives
+# ("direct", lib/coll/node_direct.c), all eight forced through PLX_TUNE for
+# every size:
+#   1. coll_check (every collective x datatype x count up to 1<<20 x op x
+#      root x in place, sub-communicators) at 1-5 ranks; counts of 1<<20
+#      span many pieces, 7 and 1000 are not divisible by the rank count;
+#   2. coll_check --nb --quick at 4 ranks and nb_check at 3 ranks (many
+#      collectives in flight at once, completed in any order);
+#   3. with PLX_SHM_CMA=0 (single-copy reads refused): coll_check at 2 and
+#      3 ranks must pass and the log must show another algorithm ran (the
+#      next rule, whose large messages go through the shm staging area);
+#   4. a rank SIGKILLed in the middle of a loop of 4 MiB collectives
+#      (direct_kill_check): every other rank must get PLX_ERR_PEER_FAILED,
+#      for several collectives, victims and rank counts, with CMA and with
+#      PLX_SHM_CMA=0.
+# Prints each command, its time and ok/FAIL; exits 0/1.  ~60-90 s on 2 busy
+# cores.
+#
+# Environment: top_builddir (set by make check; default: this script's ../..).
+set -u
+top_builddir=${top_builddir:-$(cd "$(dirname "$0")/../.." && pwd)}
+RUN=$top_builddir/tools/plexusrun
+MR=$top_builddir/tests/mr
+
+for f in "$RUN" "$MR/coll_check" "$MR/nb_check" "$MR/direct_kill_check"; do
+    if [ ! -x "$f" ]; then
+        echo "run_direct.sh: FAIL: $f not built"
+        exit 1
+    fi
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/plx_run_direct.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+t_start=$(date +%s.%N)
+
+ALL_DIRECT="allreduce:0-inf@direct;reduce_scatter:0-inf@direct;reduce:0-inf@direct;bcast:0-inf@direct"
+ALL_DIRECT="$ALL_DIRECT;allgather:0-inf@direct;alltoall:0-inf@direct;gather:0-inf@direct;scatter:0-inf@direct"
+
+fail() {
+    echo "  FAIL: $*"
+    fails=$((fails + 1))
+}
+
+# run_checks NAME N ARGS... : plexusrun -n N ARGS; the job must exit 0 and
+# N lines "NAME: rank R...: N checks, 0 failures" must appear.  The log is
+# left in $tmp/last.log.
+run_checks() {
+    local name=$1 n=$2
+    shift 2
+    local log=$tmp/last.log t0 t1 rc
+    echo "+ PLX_TUNE=... ${PLX_SHM_CMA:+PLX_SHM_CMA=$PLX_SHM_CMA }$RUN -n $n --timeout 300 $*"
+    t0=$(date +%s.%N)
+    "$RUN" -n "$n" --timeout 300 "$@" >"$log" 2>&1
+    rc=$?
+    t1=$(date +%s.%N)
+    local ok
+    ok=$(grep -c "^$name.*rank [0-9]*.*: [0-9]* checks, 0 failures" "$log")
+    local dt
+    dt=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+    if [ "$rc" -eq 0 ] && [ "$ok" -eq "$n" ]; then
+        echo "  ok: $name at $n ranks (${dt} s)"
+    else
+        cat "$log"
+        fail "$name at $n ranks: exit $rc, $ok of $n ranks reported 0 failures (${dt} s)"
+    fi
+}
+
+# ---- 1, 2: correctness with single-copy reads --------------------------------
+export PLX_TUNE=$ALL_DIRECT
+for n in 1 2 3 4 5; do
+    dt=float32,float16
+    [ "$n" -eq 5 ] && dt=int8
+    PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --big-dtypes "$dt"
+    grep -q "algorithm direct" "$tmp/last.log" || fail "coll_check at $n ranks: the log shows no direct algorithm"
+done
+run_checks coll_check 4 "$MR/coll_check" --nb --quick
+run_checks nb_check 3 "$MR/nb_check"
+
+# ---- 3: single-copy reads refused ---------------------------------------------
+for n in 2 3; do
+    PLX_SHM_CMA=0 PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --counts 0,1,7,1000,100003 \
+        --coll allreduce,bcast,reduce,allgather,reduce_scatter,alltoall,gather,scatter
+    if grep -q "algorithm direct" "$tmp/last.log"; then
+        fail "PLX_SHM_CMA=0 at $n ranks: direct ran although single-copy reads are refused"
+    fi
+    grep -q "allreduce of .* algorithm [a-z_]* over shm" "$tmp/last.log" ||
+        fail "PLX_SHM_CMA=0 at $n ranks: no fallback algorithm in the log"
+done
+
+# ---- 4: a peer killed mid-transfer ---------------------------------------------
+# run_kill N CMA COLL VICTIM ROOT
+run_kill() {
+    local n=$1 cma=$2 coll=$3 victim=$4 root=$5
+    local log=$tmp/kill.log t0 t1 rc
+    echo "+ PLX_SHM_CMA=$cma PLX_TIMEOUT=60 $RUN -n $n --timeout 120 $MR/direct_kill_check --coll $coll --victim $victim --root $root"
+    t0=$(date +%s.%N)
+    PLX_SHM_CMA=$cma PLX_TIMEOUT=60 PLX_LOG=none "$RUN" -n "$n" --timeout 120 "$MR/direct_kill_check" \
+        --coll "$coll" --victim "$victim" --root "$root" >"$log" 2>&1
+    rc=$?
+    t1=$(date +%s.%N)
+    local dt got
+    dt=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+    got=$(grep -c "returned a peer process failed" "$log")
+    if [ "$rc" -eq 0 ] && [ "$got" -eq $((n - 1)) ] && grep -q "died by SIGKILL" "$log"; then
+        echo "  ok: $coll at $n ranks, victim $victim: PLX_ERR_PEER_FAILED on all $got survivors (${dt} s)"
+    else
+        cat "$log"
+        fail "$coll at $n ranks (PLX_SHM_CMA=$cma), victim $victim: exit $rc, $got of $((n - 1)) survivors got PLX_ERR_PEER_FAILED"
+    fi
+}
+run_kill 2 auto allreduce 1 0
+run_kill 4 auto allreduce 2 0
+run_kill 3 auto reduce_scatter 0 0
+run_kill 3 auto bcast 0 0
+run_kill 3 auto allgather 1 0
+run_kill 4 auto alltoall 3 0
+run_kill 3 auto reduce 2 1
+run_kill 3 0 allreduce 1 0
+
+t_end=$(date +%s.%N)
+total=$(awk -v a="$t_start" -v b="$t_end" 'BEGIN { printf "%.1f", b - a }')
+if [ "$fails" -eq 0 ]; then
+    echo "run_direct.sh: PASS (${total} s)"
+    exit 0
+fi
+echo "run_direct.sh: FAIL: $fails check(s) failed (${total} s)"
+exit 1
