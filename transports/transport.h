@@ -123,6 +123,9 @@ typedef struct plx_tl_ops {
      * node); PLX_ERR_PEER_FAILED if its process is gone; PLX_ERR_TRANSPORT
      * for anything else (a bad address). */
     plx_status_t (*peer_read)(void *tl, int peer, void *dst, uint64_t addr, size_t len);
+    /* Optional, the other direction (process_vm_writev): len bytes at src
+     * to address addr of peer's memory; same answers as peer_read. */
+    plx_status_t (*peer_write)(void *tl, int peer, uint64_t addr, const void *src, size_t len);
 
     /* Release everything; collective-free (must not wait for peers). */
     void (*finalize)(void *tl);

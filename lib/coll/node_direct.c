@@ -30,28 +30,36 @@
  * Segments.  COPY: read bytes [roff, roff+len) of one member's published
  * buffer into a local destination; when gated, piece [o, o+l) waits until
  * that member's ready >= o + l (it is a result the member is still
- * producing).  REDUCE: for bytes [roff, roff+len) of every member's input,
- * reduce in member order 0..p-1 into a local destination, piece by piece
- * (the first remote operand read straight into the destination, later ones
+ * producing).  WRITE: the other direction (process_vm_writev), into a
+ * member's output buffer.  REDUCE: for bytes [roff, roff+len) of every
+ * member's input, reduce in member order 0..p-1 into a local destination
+ * (or a private buffer then written to a member), piece by piece (the
+ * first remote operand read straight into the destination, later ones
  * into an L2-sized buffer and reduced while hot); when publishing, ready
  * grows after each piece.  Each element is reduced exactly once, by one
  * rank, in a fixed order, and copied from there: results are bitwise the
- * same on every rank.
+ * same on every rank.  Who copies what is chosen so that every rank moves
+ * about the same number of bytes (with 2 ranks both cores work on every
+ * collective, also the rooted ones):
  *
  *   allreduce       REDUCE my slice of count/p into recvbuf (publish), then
  *                   COPY each other slice from its owner's recvbuf (gated)
  *   reduce_scatter  REDUCE block me into recvbuf (in place, rank > 0: into
  *                   scratch, copied to recvbuf after the drain, because
  *                   rank 0 reads block 0 of that very buffer)
- *   reduce          each rank REDUCEs its slice (non-root: into scratch,
- *                   published); root then COPYs the slices from the
- *                   scratches (gated)
- *   bcast           non-root: COPY the root's buffer
+ *   reduce          each rank REDUCEs its slice and writes it into the
+ *                   root's recvbuf (in place that slice of the root's
+ *                   input is read by its owner only, piece by piece before
+ *                   writing it)
+ *   bcast           part k (count/p) of every non-root's buffer is rank k's
+ *                   job: the root WRITEs its part to all; a non-root COPYs
+ *                   its part from the root and WRITEs it to the others
  *   allgather       COPY every member's block
  *   alltoall        COPY block me of every member's input (in place: the
  *                   input is first copied to scratch, since each rank's
  *                   recvbuf is also the input its peers read)
- *   gather, scatter root COPYs every block / every rank COPYs its block
+ *   gather, scatter the root COPYs the first count/p elements of each
+ *                   block, the other end WRITEs the rest
  *
  * In-place hazards: a slice the owner reduces in place is accumulated in a
  * private buffer and copied over its input piece only when all operands of
@@ -74,7 +82,7 @@
 
 enum { DIRECT_TURN = 0, DIRECT_MEET, DIRECT_WORK, DIRECT_DRAIN, DIRECT_DONE };
 enum { ADDR_IN = 0, ADDR_OUT, ADDR_AUX };
-enum { SEG_COPY = 1, SEG_REDUCE };
+enum { SEG_COPY = 1, SEG_WRITE, SEG_REDUCE };
 
 typedef struct direct_hdr {
     uint64_t seq;                    /* written last, with release order */
@@ -85,13 +93,25 @@ typedef struct direct_hdr {
 
 typedef struct direct_seg {
     int kind;
-    int from;                        /* COPY: member read from */
-    int which;                       /* COPY: ADDR_* of that member */
-    size_t roff, len;                /* bytes in the member's buffer(s) */
-    char *dst;                       /* local destination */
+    int peer;                        /* COPY: member read from; WRITE: member written to;
+                                        REDUCE: -1, or the member the result is written to */
+    int which;                       /* ADDR_* of that member's buffer */
+    size_t roff, len;                /* COPY/REDUCE: bytes in the members' buffer(s) */
+    size_t woff;                     /* WRITE, remote REDUCE: offset in the peer's buffer */
+    char *dst;                       /* COPY, local REDUCE: local destination */
+    const char *src;                 /* WRITE: local source */
     int gated;                       /* COPY: wait for the member's ready */
     int publish;                     /* REDUCE: grow my ready after each piece */
 } direct_seg_t;
+
+#define SEG_READ(from, which, roff, len, dst, gated) \
+    ((direct_seg_t){ SEG_COPY, (from), (which), (roff), (len), 0, (dst), NULL, (gated), 0 })
+#define SEG_PUSH(to, which, woff, src, len) \
+    ((direct_seg_t){ SEG_WRITE, (to), (which), 0, (len), (woff), NULL, (src), 0, 0 })
+#define SEG_RED(roff, len, dst, publish) \
+    ((direct_seg_t){ SEG_REDUCE, -1, ADDR_IN, (roff), (len), 0, (dst), NULL, 0, (publish) })
+#define SEG_RED_TO(to, roff, len, woff) \
+    ((direct_seg_t){ SEG_REDUCE, (to), ADDR_OUT, (roff), (len), (woff), NULL, NULL, 0, 0 })
 
 struct node_direct {
     int n, me;
@@ -153,7 +173,7 @@ static int setup(plx_comm_t comm)
         int w = comm->world_rank[r];
         const plx_tl_ops_t *ops = ctx->tl[ctx->peer_tl[w]].ops;
         void *tl = ctx->tl[ctx->peer_tl[w]].state;
-        if (!ops->coll_window || !ops->peer_read) goto no;
+        if (!ops->coll_window || !ops->peer_read || !ops->peer_write) goto no;
         size_t b = 0;
         nd->win[r] = ops->coll_window(tl, DIRECT_CHANNEL0 + (int)comm->id, w, &b);
         if (!nd->win[r] || b < DIRECT_WIN_MIN) goto no;
@@ -202,82 +222,87 @@ static size_t slice_len(const direct_op_t *op, int i)
     return coll_block_len(op->a.count, op->nd->n, i) * op->es;
 }
 
+/* Elements of block j of count split over n ranks that the block's
+ * holder does not move itself: rooted copies split each block so both ends
+ * copy (the root reads the first count/n elements, the other rank writes
+ * the rest), keeping every core busy. */
+static size_t head_bytes(const direct_op_t *op)
+{
+    return op->a.count / (size_t)op->nd->n * op->es;
+}
+
 /* Segment i of this rank's work; 0 when there is none. */
 static int get_seg(const direct_op_t *op, int i, direct_seg_t *sg)
 {
     const struct node_direct *nd = op->nd;
     const coll_args_t *a = &op->a;
-    int n = nd->n, me = nd->me;
+    int n = nd->n, me = nd->me, root = a->root;
     size_t N = op->bytes;
     char *rbuf = a->rbuf;
-    memset(sg, 0, sizeof *sg);
+    if (i >= n) return 0;
+    int j = (me + i) % n;   /* the member of segment i, starting with myself */
     switch (a->coll) {
     case PLX_COLL_ALLREDUCE:
-        if (i == 0) {
-            *sg = (direct_seg_t){ SEG_REDUCE, me, ADDR_IN, slice_off(op, me), slice_len(op, me),
-                                  rbuf + slice_off(op, me), 0, 1 };
-            return 1;
-        }
-        if (i < n) {
-            int j = (me + i) % n;
-            *sg = (direct_seg_t){ SEG_COPY, j, ADDR_OUT, slice_off(op, j), slice_len(op, j),
-                                  rbuf + slice_off(op, j), 1, 0 };
-            return 1;
-        }
-        return 0;
+        /* my slice, published piece by piece; then every other slice from its owner */
+        if (i == 0) *sg = SEG_RED(slice_off(op, me), slice_len(op, me), rbuf + slice_off(op, me), 1);
+        else *sg = SEG_READ(j, ADDR_OUT, slice_off(op, j), slice_len(op, j), rbuf + slice_off(op, j), 1);
+        return 1;
     case PLX_COLL_REDUCE_SCATTER:
         if (i > 0) return 0;
-        *sg = (direct_seg_t){ SEG_REDUCE, me, ADDR_IN, (size_t)me * N, N,
-                              (coll_in_place(a->sbuf) && me != 0) ? (char *)op->aux : rbuf, 0, 0 };
+        *sg = SEG_RED((size_t)me * N, N, (coll_in_place(a->sbuf) && me != 0) ? (char *)op->aux : rbuf, 0);
         return 1;
     case PLX_COLL_REDUCE:
-        if (i == 0) {
-            char *dst = me == a->root ? rbuf + slice_off(op, me) : (char *)op->aux;
-            *sg = (direct_seg_t){ SEG_REDUCE, me, ADDR_IN, slice_off(op, me), slice_len(op, me), dst,
-                                  0, me != a->root };
-            return 1;
-        }
-        if (me == a->root && i < n) {
-            int j = (me + i) % n;
-            *sg = (direct_seg_t){ SEG_COPY, j, ADDR_AUX, 0, slice_len(op, j), rbuf + slice_off(op, j),
-                                  1, 0 };
-            return 1;
-        }
-        return 0;
+        /* my slice of the result, straight into the root's recvbuf */
+        if (i > 0) return 0;
+        if (me == root) *sg = SEG_RED(slice_off(op, me), slice_len(op, me), rbuf + slice_off(op, me), 0);
+        else *sg = SEG_RED_TO(root, slice_off(op, me), slice_len(op, me), slice_off(op, me));
+        return 1;
     case PLX_COLL_BCAST:
-        if (i > 0 || me == a->root) return 0;
-        *sg = (direct_seg_t){ SEG_COPY, a->root, ADDR_OUT, 0, N, rbuf, 0, 0 };
+        /* part k of every non-root's buffer is rank k's job: the root
+         * writes its part to all, a non-root reads its part from the root
+         * and passes it on to the other non-roots */
+        if (me == root) {
+            if (i == 0) *sg = SEG_PUSH(me, ADDR_OUT, 0, NULL, 0);
+            else *sg = SEG_PUSH(j, ADDR_OUT, slice_off(op, me), rbuf + slice_off(op, me), slice_len(op, me));
+        } else if (i == 0) {
+            *sg = SEG_READ(root, ADDR_OUT, slice_off(op, me), slice_len(op, me), rbuf + slice_off(op, me), 0);
+        } else {
+            size_t len = j == root ? 0 : slice_len(op, me);
+            *sg = SEG_PUSH(j, ADDR_OUT, slice_off(op, me), rbuf + slice_off(op, me), len);
+        }
         return 1;
     case PLX_COLL_ALLGATHER:
         /* segment 0 is my own block (nothing to do in place) */
-        if (i >= n) return 0;
-        {
-            int j = (me + i) % n;
-            *sg = (direct_seg_t){ SEG_COPY, j, ADDR_IN, 0, (i == 0 && coll_in_place(a->sbuf)) ? 0 : N,
-                                  rbuf + (size_t)j * N, 0, 0 };
-        }
+        *sg = SEG_READ(j, ADDR_IN, 0, (i == 0 && coll_in_place(a->sbuf)) ? 0 : N, rbuf + (size_t)j * N, 0);
         return 1;
     case PLX_COLL_ALLTOALL:
-        if (i >= n) return 0;
-        {
-            int j = (me + i) % n;
-            *sg = (direct_seg_t){ SEG_COPY, j, ADDR_IN, (size_t)me * N,
-                                  (i == 0 && coll_in_place(a->sbuf)) ? 0 : N, rbuf + (size_t)j * N, 0, 0 };
+        *sg = SEG_READ(j, ADDR_IN, (size_t)me * N, (i == 0 && coll_in_place(a->sbuf)) ? 0 : N,
+                       rbuf + (size_t)j * N, 0);
+        return 1;
+    case PLX_COLL_GATHER: {
+        size_t h = head_bytes(op);
+        if (me != root) {
+            if (i > 0) return 0;
+            *sg = SEG_PUSH(root, ADDR_OUT, (size_t)me * N + h, (const char *)op->in + h, N - h);
+        } else if (i == 0) {
+            *sg = SEG_READ(me, ADDR_IN, 0, coll_in_place(a->sbuf) ? 0 : N, rbuf + (size_t)me * N, 0);
+        } else {
+            *sg = SEG_READ(j, ADDR_IN, 0, h, rbuf + (size_t)j * N, 0);
         }
         return 1;
-    case PLX_COLL_GATHER:
-        if (me != a->root || i >= n) return 0;
-        {
-            int j = (me + i) % n;
-            *sg = (direct_seg_t){ SEG_COPY, j, ADDR_IN, 0, (i == 0 && coll_in_place(a->sbuf)) ? 0 : N,
-                                  rbuf + (size_t)j * N, 0, 0 };
+    }
+    case PLX_COLL_SCATTER: {
+        size_t h = head_bytes(op);
+        if (me != root) {
+            if (i > 0) return 0;
+            *sg = SEG_READ(root, ADDR_IN, (size_t)me * N, h, rbuf, 0);
+        } else if (i == 0) {
+            *sg = SEG_READ(me, ADDR_IN, (size_t)me * N, coll_in_place(a->rbuf) ? 0 : N, rbuf, 0);
+        } else {
+            *sg = SEG_PUSH(j, ADDR_OUT, h, (const char *)op->in + (size_t)j * N + h, N - h);
         }
         return 1;
-    case PLX_COLL_SCATTER:
-        if (i > 0) return 0;
-        *sg = (direct_seg_t){ SEG_COPY, a->root, ADDR_IN, (size_t)me * N,
-                              (me == a->root && coll_in_place(a->rbuf)) ? 0 : N, rbuf, 0, 0 };
-        return 1;
+    }
     default:
         return 0;
     }
@@ -305,7 +330,6 @@ static size_t scratch_need(const direct_op_t *op)
     const coll_args_t *a = &op->a;
     int me = op->nd->me;
     switch (a->coll) {
-    case PLX_COLL_REDUCE:         return me != a->root ? slice_len(op, me) : 0;
     case PLX_COLL_REDUCE_SCATTER: return coll_in_place(a->sbuf) && me != 0 ? op->bytes : 0;
     case PLX_COLL_ALLTOALL:       return coll_in_place(a->sbuf) ? op->bytes * (size_t)op->nd->n : 0;
     default:                      return 0;
@@ -425,6 +449,23 @@ static plx_status_t pull(direct_op_t *op, int m, void *dst, uint64_t addr, size_
     return st;
 }
 
+/* len bytes at src to address addr of member m. */
+static plx_status_t push(direct_op_t *op, int m, uint64_t addr, const void *src, size_t len)
+{
+    struct node_direct *nd = op->nd;
+    if (m == nd->me) {
+        memcpy((void *)(uintptr_t)addr, src, len);
+        return PLX_SUCCESS;
+    }
+    plx_status_t st = nd->ops[m]->peer_write(nd->tl[m], nd->world[m], addr, src, len);
+    if (st != PLX_SUCCESS)
+        plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): writing "
+                  "%zu bytes to rank %d (world %d) failed: %s", plx_coll_name(op->a.coll), op->comm->id,
+                  op->comm->rank, op->comm->size, (unsigned long long)op->seq, len, m, nd->world[m],
+                  plx_strerror(st));
+    return st;
+}
+
 /* Reduce bytes [o, o+l) of segment sg over every member, in member order. */
 static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t o, size_t l)
 {
@@ -432,7 +473,8 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
     const coll_args_t *a = &op->a;
     plx_op_t rop = coll_reduce_op(a->op);
     size_t cnt = l / op->es, at = sg->roff + o;
-    char *d = sg->dst + o;
+    int remote = sg->peer >= 0 && sg->peer != nd->me;
+    char *d = remote ? (char *)nd->acc : sg->dst + o;
     const char *own = (const char *)op->in + at;
     int alias = d == own, me = nd->me, n = nd->n;
     /* accumulate in place unless the destination is my own input and
@@ -455,6 +497,7 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
     if (n == 1 && !alias) memcpy(d, own, l);
     if (acc != d) memcpy(d, acc, l);
     if (a->op == PLX_AVG) plx_avg_finish(d, cnt, a->dt, n);
+    if (remote) return push(op, sg->peer, nd->addr[sg->peer][sg->which] + sg->woff + o, d, l);
     return PLX_SUCCESS;
 }
 
@@ -481,11 +524,13 @@ static int work(direct_op_t *op)
         st = reduce_piece(op, &sg, o, l);
         if (st == PLX_SUCCESS && sg.publish)
             __atomic_store_n(ready_of(nd->win[nd->me]), (uint64_t)(o + l), __ATOMIC_RELEASE);
+    } else if (sg.kind == SEG_WRITE) {
+        st = push(op, sg.peer, nd->addr[sg.peer][sg.which] + sg.woff + o, sg.src + o, l);
     } else {
         if (sg.gated &&
-            __atomic_load_n(ready_of(nd->win[sg.from]), __ATOMIC_ACQUIRE) < (uint64_t)(o + l))
+            __atomic_load_n(ready_of(nd->win[sg.peer]), __ATOMIC_ACQUIRE) < (uint64_t)(o + l))
             return 0;
-        st = pull(op, sg.from, sg.dst + o, nd->addr[sg.from][sg.which] + sg.roff + o, l);
+        st = pull(op, sg.peer, sg.dst + o, nd->addr[sg.peer][sg.which] + sg.roff + o, l);
     }
     if (st != PLX_SUCCESS) {
         op->status = st;
@@ -578,7 +623,7 @@ int plx_direct_check(direct_op_t *op, double elapsed, double limit)
     direct_seg_t sg;
     int gated_on = -1;
     if (op->phase == DIRECT_WORK && get_seg(op, op->seg, &sg) && sg.kind == SEG_COPY && sg.gated)
-        gated_on = sg.from;
+        gated_on = sg.peer;
     for (int m = 0; m < nd->n; m++) {
         if (m == nd->me) continue;
         /* any dead member dooms the collective: its buffers, results or done flag never come */

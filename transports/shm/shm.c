@@ -652,5 +652,6 @@ const plx_tl_ops_t plx_tl_shm_ops = {
     .peer_status = shm_peer_status,
     .coll_window = shm_coll_window,
     .peer_read = shm_peer_read,
+    .peer_write = shm_peer_write,
     .finalize = shm_finalize,
 };

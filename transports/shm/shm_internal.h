@@ -293,8 +293,9 @@ void shm_large_on_fin(shm_tl_t *t, int p, const shm_ctl_t *c);
 /* receiver matched an RTS from p with request r (r may be NULL: never) */
 void shm_large_recv_start(shm_tl_t *t, int p, plx_tl_req_t *r, uint64_t tag, const shm_rts_t *rts);
 int  shm_large_progress(shm_tl_t *t);
-/* the peer_read op: single-copy read of local peer memory for the core */
+/* the peer_read / peer_write ops: single-copy access to local peer memory for the core */
 plx_status_t shm_peer_read(void *tl, int peer, void *dst, uint64_t addr, size_t len);
+plx_status_t shm_peer_write(void *tl, int peer, uint64_t addr, const void *src, size_t len);
 void shm_large_cancel(shm_tl_t *t, plx_tl_req_t *r);
 void shm_large_free_all(shm_tl_t *t);
 

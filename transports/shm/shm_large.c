@@ -350,23 +350,25 @@ void shm_large_free_all(shm_tl_t *t)
     t->xfer_free = NULL;
 }
 
-/* ---- single-copy reads for the core's node-local collectives ---------- */
-plx_status_t shm_peer_read(void *tlp, int peer, void *dst, uint64_t addr, size_t len)
+/* ---- single-copy access for the core's node-local collectives --------- */
+/* len bytes between local and addr in local peer p's memory, either way. */
+static plx_status_t peer_copy(shm_tl_t *t, int peer, void *local, uint64_t addr, size_t len, int write)
 {
-    shm_tl_t *t = tlp;
     if (!t || peer < 0 || peer >= t->size || t->local_of[peer] < 0) return PLX_ERR_NOT_SUPPORTED;
     int p = t->local_of[peer];
     shm_peer_t *pe = &t->peers[p];
     if (!pe->cma_ok) return PLX_ERR_NOT_SUPPORTED;
     if (p == t->me) {
-        if (len) memcpy(dst, (const void *)(uintptr_t)addr, len);
+        if (len && write) memcpy((void *)(uintptr_t)addr, local, len);
+        else if (len) memcpy(local, (const void *)(uintptr_t)addr, len);
         return PLX_SUCCESS;
     }
     size_t off = 0;
-    while (off < len) {   /* partial reads continue where they stopped */
-        struct iovec l = { .iov_base = (char *)dst + off, .iov_len = len - off };
+    while (off < len) {   /* partial transfers continue where they stopped */
+        struct iovec l = { .iov_base = (char *)local + off, .iov_len = len - off };
         struct iovec r = { .iov_base = (void *)(uintptr_t)(addr + off), .iov_len = len - off };
-        ssize_t got = process_vm_readv(pe->pid, &l, 1, &r, 1, 0);
+        ssize_t got = write ? process_vm_writev(pe->pid, &l, 1, &r, 1, 0)
+                            : process_vm_readv(pe->pid, &l, 1, &r, 1, 0);
         if (got > 0) {
             off += (size_t)got;
             continue;
@@ -374,14 +376,25 @@ plx_status_t shm_peer_read(void *tlp, int peer, void *dst, uint64_t addr, size_t
         int e = got == 0 ? EFAULT : errno;
         if (e == EINTR || e == EAGAIN) continue;
         if (e == ESRCH) return PLX_ERR_PEER_FAILED;
+        const char *fn = write ? "process_vm_writev" : "process_vm_readv";
         if (e == EPERM || e == ENOSYS) {
-            plx_warn("shm: process_vm_readv from rank %d refused (%s)", pe->world, strerror(e));
-            pe->cma_ok = 0;   /* later large messages stage; the caller fails this read */
+            plx_warn("shm: %s with rank %d refused (%s)", fn, pe->world, strerror(e));
+            pe->cma_ok = 0;   /* later large messages stage; the caller fails this access */
             return PLX_ERR_NOT_SUPPORTED;
         }
-        plx_warn("shm: process_vm_readv of %zu bytes at 0x%" PRIx64 " from rank %d failed: %s",
-                 len - off, addr + off, pe->world, strerror(e));
+        plx_warn("shm: %s of %zu bytes at 0x%" PRIx64 " of rank %d failed: %s", fn, len - off,
+                 addr + off, pe->world, strerror(e));
         return PLX_ERR_TRANSPORT;
     }
     return PLX_SUCCESS;
+}
+
+plx_status_t shm_peer_read(void *tlp, int peer, void *dst, uint64_t addr, size_t len)
+{
+    return peer_copy(tlp, peer, dst, addr, len, 0);
+}
+
+plx_status_t shm_peer_write(void *tlp, int peer, uint64_t addr, const void *src, size_t len)
+{
+    return peer_copy(tlp, peer, (void *)(uintptr_t)src, addr, len, 1);
 }
