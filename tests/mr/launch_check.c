@@ -75,7 +75,7 @@ int main(int argc, char **argv)
     free(all);
     static const char *const lr[] = { "PLX_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID",
                                       "OMPI_COMM_WORLD_LOCAL_RANK", NULL };
-    static const char *const ls[] = { "PLX_LOCAL_SIZE", "SLURM_NTASKS_PER_NODE", "MPI_LOCALNRANKS",
+    static const char *const ls[] = { "PLX_LOCAL_SIZE", "SLURM_STEP_TASKS_PER_NODE", "MPI_LOCALNRANKS",
                                       "OMPI_COMM_WORLD_LOCAL_SIZE", NULL };
     if (!bad) printf("launch_check: rank %d of %d ok (local rank %s of %s)\n", rank, size,
                      first_env(lr), first_env(ls));
