@@ -542,6 +542,10 @@ int main(int argc, char **argv)
         return EXIT_LAUNCHER;
     }
     memset(key, 0, sizeof key);
+    /* every rank gets the key from us: a wrong key is a stranger, never a
+     * rank of this job, so it must not fail the job (a rank that fails
+     * stops the job anyway) */
+    plx_boot_server_set_bad_key_grace(j->srv, -1);
     /* ranks connect to a concrete address, not a wildcard */
     const char *chost = bind_host;
     if (!strcmp(bind_host, "0.0.0.0") || !strcmp(bind_host, "*")) chost = "127.0.0.1";
