@@ -118,8 +118,13 @@ typedef struct plx_comm    *plx_comm_t;
  * transports.  Collective over all ranks.  The ranks are found through, in
  * this order: the env interface PLX_RANK / PLX_SIZE / PLX_BOOTSTRAP /
  * PLX_JOB_KEY (set by plexusrun, or by hand); the launcher's PMIx server
- * (mpirun of Open MPI, srun --mpi=pmix) when built with PMIx; otherwise the
- * process runs alone as a 1-rank job.
+ * (mpirun of Open MPI, srun --mpi=pmix) when built with PMIx; the
+ * launcher's PMI server on PMI_FD (mpirun.mpich / MPICH's hydra, srun
+ * --mpi=pmi2); otherwise the process runs alone as a 1-rank job -- unless
+ * the environment shows it is one of several processes started together
+ * (PMI_SIZE, OMPI_COMM_WORLD_SIZE, SLURM_STEP_NUM_TASKS > 1): then
+ * PLX_ERR_BOOTSTRAP with a message naming what was seen and the fix
+ * (PLX_ALLOW_SINGLETON=1 runs it alone on purpose).
  * Errors: PLX_ERR_BOOTSTRAP (bad env, wrong key, rendezvous down),
  * PLX_ERR_TRANSPORT, PLX_ERR_NO_MEMORY, PLX_ERR_INVALID_ARG (ctx NULL or a
  * bad PLX_* environment value).

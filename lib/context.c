@@ -4,9 +4,9 @@
  * the spin-then-yield-then-sleep backoff of every wait loop.
  *
  * Start-up order: settings (PLX_*), bootstrap (plexusrun's rendezvous or
- * the env interface; a process started alone is a 1-rank job), node ids
- * (so each transport knows who shares memory), transports, the world
- * communicator, the selector.
+ * the env interface, PMIx, PMI; a process started alone is a 1-rank job),
+ * node ids (so each transport knows who shares memory), transports, the
+ * world communicator, the selector.
  */
 #include "plx_internal.h"
 #include "request.h"
@@ -285,7 +285,7 @@ static plx_status_t init_common(plx_context_t *out, const plx_oob_t *user)
     }
 
     /* Find the other ranks: the application's channel, else the env
-     * interface, else PMIx, else alone. */
+     * interface, else PMIx, else PMI, else alone (lib/oob.h). */
     plx_oob_info_t info = { 0, 1, "" };
     if (user) {
         st = plx_oob_user_open(user, &info, &ctx->oob, &ctx->oob_state);
@@ -293,7 +293,10 @@ static plx_status_t init_common(plx_context_t *out, const plx_oob_t *user)
         st = plx_oob_tcp_open(ctx->cfg.timeout_s, &info, &ctx->oob, &ctx->oob_state);
         if (st == PLX_ERR_NOT_SUPPORTED)
             st = plx_oob_pmix_open(ctx->cfg.timeout_s, &info, &ctx->oob, &ctx->oob_state);
-        if (st == PLX_ERR_NOT_SUPPORTED) {
+        if (st == PLX_ERR_NOT_SUPPORTED)
+            st = plx_oob_pmi_open(ctx->cfg.timeout_s, &info, &ctx->oob, &ctx->oob_state);
+        /* alone, unless a launcher started several of us and we could not join it */
+        if (st == PLX_ERR_NOT_SUPPORTED && (st = plx_launch_env_check()) == PLX_SUCCESS) {
             ctx->oob = NULL;   /* a 1-rank job, like an MPI program run without mpirun */
             info.rank = 0;
             info.size = 1;

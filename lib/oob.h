@@ -8,7 +8,11 @@
  *         env interface is set (lib/bootstrap/, lib/oob_tcp.c);
  *   pmix  the launcher's PMIx server (mpirun of Open MPI, srun --mpi=pmix),
  *         when built with PMIx and one answers (lib/bootstrap/pmix.c);
- *   none  a process started alone: a 1-rank job.
+ *   pmi   the launcher's PMI server on PMI_FD (MPICH's hydra: mpirun.mpich;
+ *         srun --mpi=pmi2), lib/bootstrap/pmi.c;
+ *   none  a process started alone: a 1-rank job, unless the environment
+ *         shows a launch of several processes that none of the above could
+ *         join (lib/bootstrap/launch_env.c: then plx_init fails).
  * plx_init_oob() takes a fourth, the application's own allgather (an MPI
  * code passes one over its communicator; lib/oob_user.c).
  */
@@ -42,6 +46,17 @@ plx_status_t plx_oob_tcp_open(double timeout_s, plx_oob_info_t *info, const plx_
  * PMIx or no PMIx server answers. */
 plx_status_t plx_oob_pmix_open(double timeout_s, plx_oob_info_t *info, const plx_oob_ops_t **ops,
                                void **state);
+
+/* pmi (lib/bootstrap/pmi.c): PLX_ERR_NOT_SUPPORTED when PMI_FD is not an
+ * open descriptor of this process. */
+plx_status_t plx_oob_pmi_open(double timeout_s, plx_oob_info_t *info, const plx_oob_ops_t **ops,
+                              void **state);
+
+/* Before running alone (lib/bootstrap/launch_env.c): PLX_ERR_BOOTSTRAP, with
+ * a message naming the variables seen and the fix, when the environment
+ * shows this process is one of several started by a launcher; also checks
+ * PLX_ALLOW_SINGLETON (PLX_ERR_INVALID_ARG when not 0 or 1). */
+plx_status_t plx_launch_env_check(void);
 
 /* user: the application's allgather (lib/oob_user.c). */
 plx_status_t plx_oob_user_open(const plx_oob_t *user, plx_oob_info_t *info,

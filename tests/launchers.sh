@@ -5,9 +5,13 @@
 #   2. an MPI program bootstrapping Plexus from MPI_COMM_WORLD through
 #      plx_init_oob (tests/mpi/oob_mpi.c, built here with mpicc.openmpi)
 #      at 3 ranks, results compared with MPI's.
+#   3. mpirun.mpich (MPICH's hydra, PMI): tests/mr/launch_check at 4 ranks
+#      must be one job of 4 (PLX_LOG=debug: "found through pmi" on each);
+#      with PMI_FD taken away, plx_init must refuse instead of running 2
+#      singletons.
 # Each part is skipped (with the reason) when its tools are missing; the
-# test is skipped (77) when both are.  Slurm (srun --mpi=pmix) goes through
-# the same PMIx path but is not installed here.
+# test is skipped (77) when all are.  Slurm (srun --mpi=pmi2/pmix) has its
+# own test, tests/slurm.sh.
 set -u
 top_builddir=${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -53,6 +57,33 @@ else
         echo "  ok: Plexus bootstrapped from MPI_COMM_WORLD"
     else
         tail -30 "$tmp/out"; echo "  FAIL: oob_mpi under mpirun.openmpi"; fail=1
+    fi
+fi
+# 3. MPICH's hydra (PMI on PMI_FD): 4 real ranks, not 4 singletons; and a
+#    launch Plexus cannot join (PMI_FD taken away) must refuse, naming the fix.
+if ! command -v mpirun.mpich >/dev/null; then
+    echo "SKIP part 3: no mpirun.mpich (apt-get install mpich)"
+else
+    ran=1
+    echo "+ mpirun.mpich -n 4 launch_check --size 4"
+    if timeout 300 mpirun.mpich -n 4 -genv PLX_LOG debug "$mr/launch_check" --size 4 >"$tmp/out" 2>&1 &&
+       [ "$(grep -c 'launch_check: rank [0-3] of 4 ok' "$tmp/out")" -eq 4 ] &&
+       [ "$(grep -c 'found through pmi$' "$tmp/out")" -eq 4 ]; then
+        grep 'launch_check:' "$tmp/out" | sort
+        echo "  ok: one job of 4 ranks through hydra's PMI"
+    else
+        grep -v " debug: \| trace: " "$tmp/out" | tail -30; grep "initialised" "$tmp/out"
+        echo "  FAIL: launch_check under mpirun.mpich"; fail=1
+    fi
+    echo "+ mpirun.mpich -n 2 (PMI_FD unset) launch_check --size 2  (must refuse)"
+    if timeout 120 mpirun.mpich -n 2 sh -c 'unset PMI_FD; exec "$0" --size 2' "$mr/launch_check" \
+            >"$tmp/out" 2>&1; then
+        cat "$tmp/out"; echo "  FAIL: two singletons ran instead of refusing"; fail=1
+    elif [ "$(grep -c 'one of 2 started together (PMI_RANK=[01] PMI_SIZE=2)' "$tmp/out")" -eq 2 ] &&
+         grep -q 'plexusrun -n 2, mpirun.mpich -n 2, srun --mpi=pmix' "$tmp/out"; then
+        echo "  ok: refused on both ranks, naming the fix"
+    else
+        cat "$tmp/out"; echo "  FAIL: no clear refusal"; fail=1
     fi
 fi
 [ $ran -eq 1 ] || { echo "SKIP: no launcher to test"; exit 77; }

@@ -100,10 +100,54 @@ prun -n 2 --tag-output sh -c 'echo "r=$PLX_RANK s=$PLX_SIZE l=$PLX_LAUNCHER serv
 if [ $rc -eq 0 ] && grep -q '^\[1\] r=1 s=2 l=plexusrun serve=0 id=[0-9a-f]\{8\} boot=127.0.0.1:[0-9]*$' "$T/out" &&
    [ "$(grep -c key-ok "$T/out")" -eq 2 ]; then ok "rank environment"; else bad "rank environment"; show; fi
 
+# --- PLX_LOCAL_RANK / PLX_LOCAL_SIZE, per (simulated) node -------------------
+prun -n 5 --nodes 2 --tag-output sh -c 'echo "$PLX_NODE_ID $PLX_LOCAL_RANK/$PLX_LOCAL_SIZE"'
+got=$(sort "$T/out" | tr '\n' ' ')
+if [ $rc -eq 0 ] && [ "$got" = "[0] node0 0/3 [1] node0 1/3 [2] node0 2/3 [3] node1 0/2 [4] node1 1/2 " ]
+then ok "PLX_LOCAL_RANK/SIZE per node (block)"; else bad "PLX_LOCAL_RANK/SIZE block: '$got'"; show; fi
+prun -n 3 --tag-output sh -c 'echo "$PLX_LOCAL_RANK/$PLX_LOCAL_SIZE"'
+got=$(sort "$T/out" | tr '\n' ' ')
+if [ $rc -eq 0 ] && [ "$got" = "[0] 0/3 [1] 1/3 [2] 2/3 " ]; then ok "PLX_LOCAL_RANK/SIZE on one node"
+else bad "PLX_LOCAL_RANK/SIZE one node: '$got'"; show; fi
+
+# --- --bind-to / --report-bindings: what is reported is what each rank gets --
+# (compares the report with the rank's own /proc/self/status, so it holds on
+# any number of cores; --bind-to core with 3 ranks wraps around on 2 cores)
+bindings_match() {   # $1: number of ranks
+    good=1
+    for r in $(seq 0 $(($1 - 1))); do
+        want=$(sed -n "s/^plexusrun: rank $r \(bound to core [0-9]* of [0-9]*\|not bound\): cpus //p" "$T/err")
+        have=$(sed -n "s/^\[$r\] Cpus_allowed_list:[[:space:]]*//p" "$T/out")
+        [ -n "$want" ] && [ "$want" = "$have" ] || { good=0; echo "  rank $r: reported '$want', has '$have'"; }
+    done
+    [ $good -eq 1 ]
+}
+for mode in core none; do
+    prun -n 3 --bind-to $mode --report-bindings --tag-output grep Cpus_allowed_list /proc/self/status
+    if [ $rc -eq 0 ] && bindings_match 3 && { [ $mode = none ] || [ "$(grep -c ' bound to core ' "$T/err")" -eq 3 ]; } &&
+       { [ $mode = core ] || [ "$(grep -c ' not bound: ' "$T/err")" -eq 3 ]; }
+    then ok "--bind-to $mode --report-bindings: $(grep -v 'rank [0-9]' "$T/err" | sed 's/^plexusrun: //')"
+    else bad "--bind-to $mode"; show; fi
+done
+prun -n 1 --report-bindings --tag-output grep Cpus_allowed_list /proc/self/status
+if [ $rc -eq 0 ] && bindings_match 1 && grep -q 'rank 0 bound to core 0 of' "$T/err"; then
+    ok "default: one rank is bound to a core"; else bad "default binding of 1 rank"; show; fi
+many=$(( $(nproc) * 2 + 1 ))
+prun -n $many --report-bindings true
+if [ $rc -eq 0 ] && grep -q "^plexusrun: not binding: $many ranks are more than the" "$T/err"; then
+    ok "default: $many ranks on $(nproc) CPUs are not bound (said so)"; else bad "default binding oversubscribed"; show; fi
+
+# --- exit 127 is explained -----------------------------------------------------
+prun -n 2 sh -c 'if [ "$PLX_RANK" = 1 ]; then exec no-such-command-plx; fi; sleep 30'
+if [ $rc -eq 127 ] && grep -q 'rank 1 (pid [0-9]*) exited with status 127' "$T/err" &&
+   grep -q 'status 127 means a program could not be started' "$T/err"; then ok "exit 127 explained"
+else bad "exit 127 explained"; show; fi
+
 # --- bad usage -----------------------------------------------------------------
 for args in "" "-n" "-n 0 $PROBE" "-n -3 $PROBE" "-n 99999 $PROBE" "-n x $PROBE" "-n 2" \
             "-n 2 /nonexistent/prog" "-n 2 no-such-program-plx" "--frobnicate -n 2 $PROBE" \
-            "-n 2 --timeout 0 $PROBE" "-n 2 --timeout abc $PROBE"; do
+            "-n 2 --timeout 0 $PROBE" "-n 2 --timeout abc $PROBE" "-n 2 --bind-to socket $PROBE" \
+            "-n 2 --bind-to"; do
     # shellcheck disable=SC2086
     prun $args
     if [ $rc -eq 2 ] && grep -q '^plexusrun: ' "$T/err"; then :; else bad "bad usage '$args' (exit $rc)"; show; fi
@@ -166,20 +210,27 @@ if [ $started -eq 1 ] && [ $r0 -eq 0 ] && [ $r1 -eq 0 ] && [ $r2 -eq 0 ] &&
    grep -q 'rank 2 of 3 ok' "$T/by2"; then ok "env interface without plexusrun (rank 0 serves)"
 else bad "env interface without plexusrun ($r0 $r1 $r2)"; cat "$T/by0" "$T/by1" "$T/by2"; fi
 
-# a process with the wrong key is refused at once; the real ones are not disturbed
+# a rank started with the wrong key is refused at once, and the others do not
+# wait PLX_TIMEOUT (20 s here) for it: their plx_init fails within seconds,
+# naming the refused rank (rank 0 serves; its server waits a 3 s grace for a
+# real rank 1 first)
 port=$("$PROBE" --print-free-port)
 badkey=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
-PLX_RANK=0 PLX_SIZE=2 PLX_BOOTSTRAP=127.0.0.1:$port PLX_JOB_KEY=$key "$PROBE" --sleep 0:1 >"$T/g0" 2>&1 &
-g0=$!
-sleep 0.3
 t0=$(ms)
-PLX_RANK=1 PLX_SIZE=2 PLX_BOOTSTRAP=127.0.0.1:$port PLX_JOB_KEY=$badkey "$PROBE" >"$T/evil" 2>&1; re=$?
-dt=$(( $(ms) - t0 ))
-PLX_RANK=1 PLX_SIZE=2 PLX_BOOTSTRAP=127.0.0.1:$port PLX_JOB_KEY=$key "$PROBE" >"$T/g1" 2>&1; r1=$?
+PLX_RANK=0 PLX_SIZE=3 PLX_BOOTSTRAP=127.0.0.1:$port PLX_JOB_KEY=$key "$PROBE" >"$T/g0" 2>&1 &
+g0=$!
+PLX_RANK=2 PLX_SIZE=3 PLX_BOOTSTRAP=127.0.0.1:$port PLX_JOB_KEY=$key "$PROBE" >"$T/g2" 2>&1 &
+g2=$!
+sleep 0.3
+PLX_RANK=1 PLX_SIZE=3 PLX_BOOTSTRAP=127.0.0.1:$port PLX_JOB_KEY=$badkey "$PROBE" >"$T/evil" 2>&1; re=$?
+dte=$(( $(ms) - t0 ))
 wait $g0; r0=$?
-if [ $re -ne 0 ] && [ $dt -lt 3000 ] && grep -q 'refused' "$T/evil" && [ $r0 -eq 0 ] && [ $r1 -eq 0 ]; then
-    ok "wrong key refused (${dt} ms), the job still runs"
-else bad "wrong key ($re $r0 $r1)"; cat "$T/evil" "$T/g0" "$T/g1"; fi
+wait $g2; r2=$?
+dt=$(( $(ms) - t0 ))
+if [ $re -ne 0 ] && grep -q 'refused rank 1' "$T/evil" && [ $r0 -ne 0 ] && [ $r2 -ne 0 ] &&
+   [ $dt -lt 15000 ] && grep -q 'rank 1 was refused' "$T/g0" && grep -q 'rank 1 was refused' "$T/g2"; then
+    ok "wrong key: rank 1 refused (${dte} ms), ranks 0 and 2 fail naming it (${dt} ms, not 20 s)"
+else bad "wrong key ($re $r0 $r2, ${dt} ms)"; cat "$T/evil" "$T/g0" "$T/g2"; fi
 
 # no server at all: a bounded wait and a message, not a hang
 port=$("$PROBE" --print-free-port)

@@ -4,7 +4,8 @@
  * and tears the whole job down when any rank fails.
  *
  *   plexusrun -n N [--nodes K [--node-map block|cyclic]] [--timeout S]
- *             [--tag-output] [--bind HOST] [--] prog args...
+ *             [--tag-output] [--bind HOST] [--bind-to core|none]
+ *             [--report-bindings] [--] prog args...
  *
  * --nodes K simulates K nodes on this machine: each rank gets PLX_NODE_ID
  * node<i> (block: consecutive ranks share a node, the first N % K nodes one
@@ -13,9 +14,15 @@
  *
  * Each rank gets PLX_RANK, PLX_SIZE, PLX_BOOTSTRAP=host:port, PLX_JOB_KEY (32
  * random bytes from getrandom, as 64 hex digits), PLX_JOB_ID (8 random hex
- * digits), PLX_BOOTSTRAP_SERVE=0 and PLX_LAUNCHER=plexusrun; stdin is
+ * digits), PLX_BOOTSTRAP_SERVE=0, PLX_LAUNCHER=plexusrun, and
+ * PLX_LOCAL_RANK / PLX_LOCAL_SIZE (its place among the ranks of its node,
+ * simulated or not: what a GPU code picks its device with); stdin is
  * /dev/null; it runs in its own process group (so a kill reaches its
  * children) and dies with plexusrun (PR_SET_PDEATHSIG).
+ *
+ * --bind-to core|none (default: core when the ranks fit on the cores, see
+ * tools/plexusrun_bind.h) pins each rank to a core before exec;
+ * --report-bindings prints the decision and each rank's CPUs.
  *
  * Everything happens in one poll() loop: signals (signalfd), the bootstrap
  * server (one epoll fd), the ranks' stdout/stderr pipes and our own
@@ -33,7 +40,9 @@
  *   125      plexusrun itself could not run the job (fork, pipe, socket...)
  * Ranks that exit 0 do not fail the job; one that fails makes plexusrun
  * stop the others (SIGTERM, SIGKILL 1 s later).  A rank that cannot exec
- * its program exits 127.  Afterwards /dev/shm/plx-<jobid>-* is removed.
+ * its program exits 127 (as does a shell that cannot find a command, or a
+ * program whose shared libraries are missing: plexusrun says so).
+ * Afterwards /dev/shm/plx-<jobid>-* is removed.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -41,6 +50,7 @@
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/boot_internal.h"
 #include "log.h"
+#include "plexusrun_bind.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -116,7 +126,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: plexusrun -n N [--nodes K [--node-map block|cyclic]] [--timeout S] [--tag-output]\n"
-        "                 [--bind HOST] [--] prog [args...]\n"
+        "                 [--bind HOST] [--bind-to core|none] [--report-bindings] [--] prog [args...]\n"
         "  -n, -np N        number of ranks (1..%d)\n"
         "  --nodes K        simulate K nodes: rank r gets PLX_NODE_ID=node<i> (ranks on\n"
         "                   different nodes use the inter-node transport, UCX)\n"
@@ -124,6 +134,9 @@ static void usage(FILE *f)
         "  --timeout S      kill the job after S seconds (exit status 124)\n"
         "  --tag-output     prefix every output line with \"[rank] \"\n"
         "  --bind HOST      address of the bootstrap server (default 127.0.0.1)\n"
+        "  --bind-to B      core: pin rank r to core r (wraps around past the last core);\n"
+        "                   none; default: core when the ranks fit on the cores, else none\n"
+        "  --report-bindings  print where each rank runs (CPUs) before starting it\n"
         "exit status: 0 all ranks exited 0; c / 128+signal of the first failed rank;\n"
         "  124 timeout; 2 bad usage; 125 plexusrun failed; 128+s on SIGINT/SIGTERM/SIGHUP\n",
         MAX_NP);
@@ -321,6 +334,20 @@ static void begin_stop(job_t *j, int64_t now)
     signal_all(j, SIGTERM);
 }
 
+/* Statuses that mean "could not run", not "failed": say what usually
+ * causes them (the rank's own stderr above has the details). */
+static void explain_exit(job_t *j, int st)
+{
+    if (!WIFEXITED(st)) return;
+    if (WEXITSTATUS(st) == 127)
+        say(j, "status 127 means a program could not be started: a command not found (in a "
+            "wrapper script, or not in the ranks' PATH), or a shared library missing (run ldd "
+            "on the program; set LD_LIBRARY_PATH, e.g. to the lib/ of the Plexus install)");
+    else if (WEXITSTATUS(st) == 126)
+        say(j, "status 126 means a program was found but could not be executed (permissions, "
+            "or not a binary for this machine)");
+}
+
 static void on_exit_status(job_t *j, int r, int st, int64_t now)
 {
     rank_t *k = &j->ranks[r];
@@ -340,6 +367,7 @@ static void on_exit_status(job_t *j, int r, int st, int64_t now)
                 strsignal(WTERMSIG(st)), WCOREDUMP(st) ? ", core dumped" : "", after);
         else
             say(j, "rank %d (pid %d) exited with status %d%s", r, (int)k->pid, WEXITSTATUS(st), after);
+        explain_exit(j, st);
     }
     if (!j->stopping) {
         decide(j, WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st));
@@ -415,10 +443,32 @@ static int is_ours(const char *var)
 {
     if (sim_nodes && strncmp(var, "PLX_NODE_ID=", 12) == 0) return 1;
     static const char *const ours[] = { "PLX_RANK=", "PLX_SIZE=", "PLX_BOOTSTRAP=",
-        "PLX_JOB_KEY=", "PLX_JOB_ID=", "PLX_BOOTSTRAP_SERVE=", "PLX_LAUNCHER=" };
+        "PLX_JOB_KEY=", "PLX_JOB_ID=", "PLX_BOOTSTRAP_SERVE=", "PLX_LAUNCHER=",
+        "PLX_LOCAL_RANK=", "PLX_LOCAL_SIZE=" };
     for (size_t i = 0; i < sizeof ours / sizeof *ours; i++)
         if (strncmp(var, ours[i], strlen(ours[i])) == 0) return 1;
     return 0;
+}
+
+/* Rank r's node (simulated with --nodes K, else the one machine) and its
+ * place there: block puts consecutive ranks together (the first np % K
+ * nodes one rank more), cyclic deals them out (r on node r % K). */
+static void rank_place(int r, int np, int k, int cyclic, int *node, int *lrank, int *lsize)
+{
+    if (k <= 1) {
+        *node = 0; *lrank = r; *lsize = np;
+        return;
+    }
+    int base = np / k, extra = np % k;
+    if (cyclic) {
+        *node = r % k;
+        *lrank = r / k;
+    } else {
+        int big = extra * (base + 1);
+        *node = r < big ? r / (base + 1) : extra + (r - big) / base;
+        *lrank = r - (*node < extra ? *node * (base + 1) : big + (*node - extra) * base);
+    }
+    *lsize = base + (*node < extra);
 }
 
 /* Remove the shm segments of this job left behind by crashed ranks. */
@@ -438,7 +488,7 @@ static int clean_shm(const char *job_id)
 
 int main(int argc, char **argv)
 {
-    int np = -1, tag = 0, cyclic = 0;
+    int np = -1, tag = 0, cyclic = 0, bind_mode = BIND_AUTO, report_bindings = 0;
     double timeout_s = 0;
     const char *bind_host = "127.0.0.1";
     int i = 1;
@@ -448,6 +498,13 @@ int main(int argc, char **argv)
         if (a[0] != '-' || a[1] == '\0') break;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { usage(stdout); return 0; }
         if (strcmp(a, "--tag-output") == 0) { tag = 1; continue; }
+        if (strcmp(a, "--report-bindings") == 0) { report_bindings = 1; continue; }
+        if (strcmp(a, "--bind-to") == 0 || strncmp(a, "--bind-to=", 10) == 0) {
+            v = a[9] == '=' ? a + 10 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v) die_usage("option '--bind-to' needs a value (core or none)");
+            if (bind_parse(v, &bind_mode) < 0) die_usage("--bind-to is core or none, not '%s'", v);
+            continue;
+        }
         int is_n = 0, is_to = 0, is_bind = 0, is_nodes = 0, is_map = 0;
         if (strcmp(a, "-n") == 0 || strcmp(a, "-np") == 0 || strcmp(a, "--np") == 0) is_n = 1;
         else if (strncmp(a, "--np=", 5) == 0) { is_n = 1; v = a + 5; }
@@ -542,6 +599,10 @@ int main(int argc, char **argv)
         return EXIT_LAUNCHER;
     }
     memset(key, 0, sizeof key);
+    /* every rank gets the key from us: a wrong key is a stranger, never a
+     * rank of this job, so it must not fail the job (a rank that fails
+     * stops the job anyway) */
+    plx_boot_server_set_bad_key_grace(j->srv, -1);
     /* ranks connect to a concrete address, not a wildcard */
     const char *chost = bind_host;
     if (!strcmp(bind_host, "0.0.0.0") || !strcmp(bind_host, "*")) chost = "127.0.0.1";
@@ -566,8 +627,8 @@ int main(int argc, char **argv)
     extern char **environ;
     size_t nenv = 0;
     while (environ[nenv]) nenv++;
-    char **envp = calloc(nenv + 10, sizeof *envp);
-    char e_rank[32], e_size[32], e_key[96], e_id[96], e_node[48];
+    char **envp = calloc(nenv + 12, sizeof *envp);
+    char e_rank[32], e_size[32], e_key[96], e_id[96], e_node[48], e_lrank[48], e_lsize[48];
     if (!envp) { fprintf(stderr, "plexusrun: out of memory\n"); return EXIT_LAUNCHER; }
     size_t ne = 0;
     for (size_t k = 0; k < nenv; k++) if (!is_ours(environ[k])) envp[ne++] = environ[k];
@@ -581,8 +642,21 @@ int main(int argc, char **argv)
     envp[ne++] = e_id;
     envp[ne++] = "PLX_BOOTSTRAP_SERVE=0";
     envp[ne++] = "PLX_LAUNCHER=plexusrun";
+    envp[ne++] = e_lrank;
+    envp[ne++] = e_lsize;
     if (sim_nodes) envp[ne++] = e_node;
     envp[ne] = NULL;
+
+    static bind_plan_t plan;
+    bind_plan_make(&plan, bind_mode, np);
+    if (report_bindings) {
+        say(j, "%s", plan.why);
+        for (int r = 0; r < np; r++) {
+            char line[400];
+            bind_describe(&plan, r, line, sizeof line);
+            say(j, "%s", line);
+        }
+    }
 
     pid_t me = getpid();
     j->start = plx_boot_now_ms();
@@ -593,15 +667,12 @@ int main(int argc, char **argv)
         if (pipe2(po, O_CLOEXEC) < 0) goto launch_failed;
         if (pipe2(pe, O_CLOEXEC) < 0) { close(po[0]); close(po[1]); goto launch_failed; }
         snprintf(e_rank, sizeof e_rank, "PLX_RANK=%d", r);
-        if (sim_nodes) {
-            /* block: the first np % K nodes hold one rank more */
-            int node = r % sim_nodes;
-            if (!cyclic) {
-                int base = np / sim_nodes, extra = np % sim_nodes, big = extra * (base + 1);
-                node = r < big ? r / (base + 1) : extra + (r - big) / base;
-            }
-            snprintf(e_node, sizeof e_node, "PLX_NODE_ID=node%d", node);
-        }
+        int node, lrank, lsize;
+        rank_place(r, np, sim_nodes, cyclic, &node, &lrank, &lsize);
+        if (sim_nodes) snprintf(e_node, sizeof e_node, "PLX_NODE_ID=node%d", node);
+        snprintf(e_lrank, sizeof e_lrank, "PLX_LOCAL_RANK=%d", lrank);
+        snprintf(e_lsize, sizeof e_lsize, "PLX_LOCAL_SIZE=%d", lsize);
+        const cpu_set_t *cpus = bind_rank_set(&plan, r);
         pid_t pid = fork();
         if (pid < 0) {
             close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
@@ -618,6 +689,13 @@ int main(int argc, char **argv)
             if (nul >= 0) { dup2(nul, 0); if (nul > 2) close(nul); }
             dup2(po[1], 1);
             dup2(pe[1], 2);
+            if (cpus && sched_setaffinity(0, sizeof *cpus, cpus) < 0) {
+                char msg[160];
+                int n = snprintf(msg, sizeof msg, "plexusrun: rank %d: cannot bind to its core "
+                                 "(%s); running unbound\n", r, strerror(errno));
+                ssize_t w = write(2, msg, (size_t)n);
+                (void)w;
+            }
             execve(path, pargv, envp);
             char msg[512];
             int n = snprintf(msg, sizeof msg, "plexusrun: rank %d: cannot run %s: %s\n", r, path,
@@ -817,6 +895,7 @@ int main(int argc, char **argv)
         if (plx_boot_now_ms() - last > 10000) break;   /* nobody reads our output */
     }
     plx_boot_server_destroy(j->srv);
+    bind_plan_free(&plan);
     free(pfd);
     free(pst);
     free(prank);

@@ -15,7 +15,9 @@
  *   server -> client  WELCOME    HMAC(key, "plexus-boot-v1 server" || same)
  *                     or REFUSE  a short reason, then close
  * Strangers, wrong keys, truncated / oversized frames, garbage, duplicate
- * ranks and ranks out of range are refused with a plx_warn() line; the
+ * ranks and ranks out of range are refused with a plx_warn() line (a wrong
+ * key for a rank not yet connected also fails the job after a short grace:
+ * plx_boot_server_set_bad_key_grace); the
  * server never blocks on one connection (non-blocking sockets, epoll,
  * per-connection buffers), caps the number of unauthenticated connections
  * (the oldest is dropped) and drops those that do not authenticate in time.
@@ -129,6 +131,17 @@ plx_status_t plx_boot_server_create(const char *host, int port, int nranks,
  * authenticate within auth_timeout_ms (default 10000).  Values <= 0 keep
  * the current setting. */
 void plx_boot_server_set_limits(plx_boot_server_t *srv, int max_unauth, int auth_timeout_ms);
+
+/* A connection that claims a rank not yet connected and fails to prove
+ * the key (a rank started with a wrong PLX_JOB_KEY) fails the whole job,
+ * naming that rank, unless a rank of that number with the right key
+ * arrives within grace_ms (default PLX_BOOT_BAD_KEY_GRACE_MS): the other
+ * ranks learn it in seconds instead of at PLX_TIMEOUT.  The grace bounds
+ * what a stranger who can reach the port achieves with a false claim (it
+ * ends only a job whose real rank is that late).  grace_ms < 0: never
+ * (plexusrun, which gives every rank the key itself). */
+#define PLX_BOOT_BAD_KEY_GRACE_MS 3000
+void plx_boot_server_set_bad_key_grace(plx_boot_server_t *srv, int grace_ms);
 
 /* multi_gen (default 1): once every rank has said goodbye, ranks may
  * connect again for a new round (plx_init after plx_finalize).  Rank 0's

@@ -123,6 +123,12 @@ struct plx_boot_server {
     plx_status_t pstatus;
     char preason[PLX_BOOT_REASON_MAX];
 
+    /* a rank refused for a wrong key (see note_bad_key) */
+    int bad_key_grace_ms;        /* < 0: never fails the job */
+    int bad_key_rank;            /* -1: none pending */
+    int64_t bad_key_deadline;
+    char bad_key_peer[64];
+
     plx_boot_server_stats_t st;
 
     pthread_t thr;
@@ -444,12 +450,47 @@ static void admit(plx_boot_server_t *s, conn_t *c, const uint8_t cnonce[PLX_BOOT
     }
     c->state = C_ACTIVE;
     c->told = 0;
+    if (s->bad_key_rank == c->rank) s->bad_key_rank = -1;   /* the real one came */
     sl->state = R_ACTIVE;
     sl->conn = c;
     s->n_none--;
     s->st.authenticated++;
     queue_bytes(s, c, PLX_BOOT_WELCOME, 0, 0, mac, sizeof mac);
     plx_debug("bootstrap server %s: rank %d connected from %s", s->where, c->rank, c->peer);
+}
+
+/* A connection that completed the framing and claimed rank r, not yet
+ * connected, failed to prove the key: most likely rank r was started with
+ * a wrong PLX_JOB_KEY, and then the job can never complete.  Rather than
+ * let every other rank wait PLX_TIMEOUT, fail the job (naming r) unless a
+ * rank r with the right key arrives within bad_key_grace_ms.  The grace is
+ * what keeps this from being a denial of service: anyone who can reach the
+ * port can make such a claim, but it only ends a job whose real rank r is
+ * missing anyway (late by more than the grace); a claim for a rank that is
+ * already connected, or a stranger that does not complete the framing,
+ * changes nothing.  plexusrun turns this off (it hands every rank the key
+ * itself, and stops the job when a rank fails). */
+static void note_bad_key(plx_boot_server_t *s, conn_t *c, int rank)
+{
+    if (s->bad_key_grace_ms < 0 || s->poisoned || s->bad_key_rank >= 0 ||
+        s->slots[rank].state != R_NONE)
+        return;
+    s->bad_key_rank = rank;
+    s->bad_key_deadline = plx_boot_now_ms() + s->bad_key_grace_ms;
+    snprintf(s->bad_key_peer, sizeof s->bad_key_peer, "%s", c->peer);
+}
+
+/* Called from expire(): the grace of a refused rank is over. */
+static void check_bad_key(plx_boot_server_t *s, int64_t now)
+{
+    if (s->bad_key_rank < 0 || now < s->bad_key_deadline) return;
+    int r = s->bad_key_rank;
+    s->bad_key_rank = -1;
+    if (s->slots[r].state != R_NONE) return;   /* the real rank r came meanwhile */
+    poison(s, PLX_ERR_BOOTSTRAP,
+           "rank %d was refused: the process claiming it (from %s) did not prove the job key "
+           "(wrong PLX_JOB_KEY?), and no rank %d with the right key came within %d ms",
+           r, s->bad_key_peer, r, s->bad_key_grace_ms);
 }
 
 static void handle_auth(plx_boot_server_t *s, conn_t *c)
@@ -461,6 +502,7 @@ static void handle_auth(plx_boot_server_t *s, conn_t *c)
     int rank = (int)c->hdr.rank;   /* < nranks: checked by plx_boot_hdr_check */
     plx_boot_auth_mac(s->key, 'c', c->snonce, cnonce, (uint32_t)rank, size, want);
     if (plx_ct_memcmp(want, mac, sizeof want) != 0) {
+        note_bad_key(s, c, rank);
         refuse(s, c, "authentication failed for rank %d (wrong job key?)", rank);
         return;
     }
@@ -811,6 +853,7 @@ static void expire(plx_boot_server_t *s, int64_t now)
         s->st.dropped++;
         conn_kill(s, c);
     }
+    check_bad_key(s, now);
     if (s->accept_paused_until && s->accept_paused_until <= now) {
         struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &s->lfd };
         if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->lfd, &ev) == 0 || errno == EEXIST)
@@ -824,6 +867,8 @@ int plx_boot_server_timeout_ms(const plx_boot_server_t *s)
     if (s->hs_head) next = s->hs_head->deadline;
     if (s->accept_paused_until && (next < 0 || s->accept_paused_until < next))
         next = s->accept_paused_until;
+    if (s->bad_key_rank >= 0 && (next < 0 || s->bad_key_deadline < next))
+        next = s->bad_key_deadline;
     if (next < 0) return -1;
     int64_t d = next - plx_boot_now_ms();
     if (d < 0) d = 0;
@@ -920,6 +965,8 @@ plx_status_t plx_boot_server_create(const char *host, int port, int nranks,
     s->max_unauth = nranks + 64 < 4096 ? nranks + 64 : 4096;
     s->auth_timeout_ms = 10000;
     s->multi_gen = 1;
+    s->bad_key_grace_ms = PLX_BOOT_BAD_KEY_GRACE_MS;
+    s->bad_key_rank = -1;
     s->n_none = nranks;
     s->seq = 1;
     s->gen = 1;
@@ -958,6 +1005,11 @@ void plx_boot_server_set_limits(plx_boot_server_t *s, int max_unauth, int auth_t
     if (!s) return;
     if (max_unauth > 0) s->max_unauth = max_unauth;
     if (auth_timeout_ms > 0) s->auth_timeout_ms = auth_timeout_ms;
+}
+
+void plx_boot_server_set_bad_key_grace(plx_boot_server_t *s, int grace_ms)
+{
+    if (s) s->bad_key_grace_ms = grace_ms < 0 ? -1 : grace_ms;
 }
 
 void plx_boot_server_set_multi_gen(plx_boot_server_t *s, int multi_gen)

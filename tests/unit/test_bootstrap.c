@@ -643,6 +643,8 @@ START_TEST(server_refuses_wrong_key)
 {
     int port;
     plx_boot_server_t *s = start_server(3, &port);
+    /* the real rank 1 comes within the grace: the job is not failed */
+    plx_boot_server_set_bad_key_grace(s, 60000);
     ck_assert_int_eq(plx_boot_server_start_thread(s), PLX_SUCCESS);
     cl_t cs[3] = { { .rounds = 2 }, { .rounds = 2 }, { .rounds = 2 } };
     cs[1].delay_ms = 300;   /* the impostor arrives first, as rank 1 */
@@ -660,6 +662,37 @@ START_TEST(server_refuses_wrong_key)
     plx_boot_server_get_stats(s, &st);
     ck_assert_uint_eq(st.refused, 1);
     ck_assert_uint_eq(st.authenticated, 3);
+    plx_boot_server_destroy(s);
+}
+END_TEST
+
+/* A rank started with the wrong key: the others fail within the grace
+ * (not at their 20 s timeout), and their message names the refused rank. */
+START_TEST(refused_rank_fails_the_job)
+{
+    int port;
+    plx_boot_server_t *s = start_server(3, &port);
+    plx_boot_server_set_bad_key_grace(s, 500);
+    ck_assert_int_eq(plx_boot_server_start_thread(s), PLX_SUCCESS);
+    cl_t cs[3] = { { 0 } };
+    double t0 = now_s();
+    for (int r = 0; r < 3; r += 2) {   /* ranks 0 and 2 */
+        cs[r].p = params(r, 3, port, 20);
+        cs[r].mode = M_BARRIER;
+        ck_assert_int_eq(pthread_create(&cs[r].th, NULL, client_main, &cs[r]), 0);
+    }
+    plx_boot_params_t p = params(1, 3, port, 5);
+    p.key[3] ^= 0x40;
+    plx_boot_t *b = NULL;
+    ck_assert_int_eq(plx_boot_connect(&p, &b), PLX_ERR_BOOTSTRAP);
+    for (int r = 0; r < 3; r += 2) {
+        pthread_join(cs[r].th, NULL);
+        ck_assert_int_eq(cs[r].st, PLX_ERR_BOOTSTRAP);
+        ck_assert_msg(strstr(cs[r].where, "rank 1 was refused") != NULL, "rank %d: %s", r,
+                      cs[r].where);
+    }
+    ck_assert_double_lt(now_s() - t0, 10.0);
+    plx_boot_server_stop_thread(s, 0);
     plx_boot_server_destroy(s);
 }
 END_TEST
@@ -1132,6 +1165,9 @@ START_TEST(server_survives_fuzz)
     int port;
     plx_boot_server_t *s = start_server(3, &port);
     plx_boot_server_set_limits(s, 0, 2000);
+    /* a fuzzed AUTH may claim a rank with a bad MAC: robustness is the
+     * point here, not failing the job for it (refused_rank_fails_the_job) */
+    plx_boot_server_set_bad_key_grace(s, -1);
     int save = plx_log_level;
     plx_log_level = PLX_LOG_ERROR;   /* 300 refusals would drown the test log */
     ck_assert_int_eq(plx_boot_server_start_thread(s), PLX_SUCCESS);
@@ -1193,6 +1229,7 @@ static Suite *suite(void)
     tcase_add_test(tc, server_collectives);
     tcase_add_test(tc, server_outside_poll_loop);
     tcase_add_test(tc, server_refuses_wrong_key);
+    tcase_add_test(tc, refused_rank_fails_the_job);
     tcase_add_test(tc, server_refuses_strangers);
     tcase_add_test(tc, server_caps_unauthenticated);
     tcase_add_test(tc, server_refuses_duplicate_and_bad_size);
