@@ -1,0 +1,86 @@
+/*
+ * lib/mpi/call.c — one path for every routed collective call: find the
+ * communicator's twin, decide (counting why), and after the plx_i* call
+ * either wait (blocking MPI call) or hand back an MPI request
+ * (nonblocking one, requests.c).
+ *
+ * A blocking call waits with plx_test plus, after a short spin, a poke of
+ * MPI's progress engine and a yield each round: MPI promises progress for
+ * the application's own pending MPI requests while it sits in any MPI
+ * call (an Isend posted before the collective must still move), and on an
+ * oversubscribed node the peer we wait for may need this core.  Plexus
+ * ends a request that waits longer than PLX_TIMEOUT, so the loop is
+ * bounded.
+ */
+#include "layer.h"
+
+#include <sched.h>
+#include <string.h>
+
+int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm)
+{
+    memset(c, 0, sizeof *c);
+    c->coll = coll;
+    c->comm = comm;
+    if (!pm.active) return 0;
+    pm_progress();
+    c->m = pm_mirror_get(comm);
+    if (!c->m) {
+        pm_count(coll, PM_WHY_COMM, 0);
+        return 0;
+    }
+    return 1;
+}
+
+int pm_call_route(pm_call_t *c, pm_why_t why, size_t bytes)
+{
+    if (why == PM_TO_PLEXUS) why = pm_policy_route(c->coll, bytes, c->m->size);
+    pm_count(c->coll, why, bytes);
+    if (why == PM_TO_PLEXUS) return 1;
+    pm_mirror_unref(c->m);
+    c->m = NULL;
+    return 0;
+}
+
+int pm_call_abandon(pm_call_t *c, int mpi_code)
+{
+    for (int i = 0; i < c->nstage; i++) {
+        c->stage[i].out = 0;
+        pm_stage_close(&c->stage[i]);
+    }
+    pm_mirror_unref(c->m);
+    c->m = NULL;
+    PMPI_Comm_call_errhandler(c->comm, mpi_code);
+    return mpi_code;
+}
+
+static plx_status_t wait_plx(plx_request_t *preq)
+{
+    for (unsigned i = 0;; i++) {
+        int done = 0;
+        plx_status_t st = plx_test(preq, &done);
+        if (done || st != PLX_SUCCESS) return st;
+        if (i >= 64) {
+            if ((i & 15) == 0) pm_poke_mpi();
+            sched_yield();
+        }
+    }
+}
+
+int pm_call_finish(pm_call_t *c, plx_status_t st, plx_request_t preq, MPI_Request *mreq)
+{
+    if (st == PLX_SUCCESS && mreq) return pm_bridge(c, preq, mreq);
+    if (mreq) *mreq = MPI_REQUEST_NULL;
+    if (st == PLX_SUCCESS) st = wait_plx(&preq);
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < c->nstage; i++) {
+        if (st != PLX_SUCCESS) c->stage[i].out = 0;
+        int r = pm_stage_close(&c->stage[i]);
+        if (rc == MPI_SUCCESS) rc = r;
+    }
+    pm_mirror_unref(c->m);
+    c->m = NULL;
+    if (st != PLX_SUCCESS) return pm_raise(c->comm, st);
+    if (rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(c->comm, rc);
+    return rc;
+}

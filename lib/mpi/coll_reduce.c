@@ -1,0 +1,134 @@
+/*
+ * lib/mpi/coll_reduce.c — MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter_block
+ * and MPI_Reduce_scatter (equal counts only: Plexus' reduce_scatter has
+ * one block size), blocking and nonblocking.  Routed when the datatype and
+ * op have Plexus twins (dtype_map.c) and the routing table agrees.
+ */
+#include "layer.h"
+
+static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                  MPI_Comm comm, MPI_Request *mreq)
+{
+    pm_call_t c;
+    if (!pm_call_begin(&c, PM_REDUCE, comm)) return PM_FALL;
+    plx_dtype_t pdt;
+    plx_op_t pop;
+    pm_why_t why = pm_map_reduction(dt, op, &pdt, &pop);
+    long size = pm_type_size(dt);
+    if (count < 0 || size < 0 || root < 0 || root >= c.m->size) why = PM_WHY_ARGS;
+    size_t bytes = why == PM_WHY_ARGS ? 0 : (size_t)count * (size_t)size;
+    if (!pm_call_route(&c, why, bytes)) return PM_FALL;
+    int rank = 0;
+    plx_comm_rank(c.m->pc, &rank);
+    plx_request_t preq = NULL;
+    plx_status_t st = plx_ireduce(pm_in_place(sbuf), rank == root ? rbuf : NULL, (size_t)count,
+                                  pdt, pop, root, c.m->pc, &preq);
+    return pm_call_finish(&c, st, preq, mreq);
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm)
+{
+    int rc = reduce(sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
+    return rc == PM_FALL ? PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm) : rc;
+}
+
+int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm, MPI_Request *request)
+{
+    int rc = reduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    return rc == PM_FALL ? PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request)
+                         : rc;
+}
+
+static int allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                     MPI_Comm comm, MPI_Request *mreq)
+{
+    pm_call_t c;
+    if (!pm_call_begin(&c, PM_ALLREDUCE, comm)) return PM_FALL;
+    plx_dtype_t pdt;
+    plx_op_t pop;
+    pm_why_t why = pm_map_reduction(dt, op, &pdt, &pop);
+    long size = pm_type_size(dt);
+    if (count < 0 || size < 0) why = PM_WHY_ARGS;
+    size_t bytes = why == PM_WHY_ARGS ? 0 : (size_t)count * (size_t)size;
+    if (!pm_call_route(&c, why, bytes)) return PM_FALL;
+    plx_request_t preq = NULL;
+    plx_status_t st = plx_iallreduce(pm_in_place(sbuf), rbuf, (size_t)count, pdt, pop, c.m->pc,
+                                     &preq);
+    return pm_call_finish(&c, st, preq, mreq);
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm)
+{
+    int rc = allreduce(sendbuf, recvbuf, count, datatype, op, comm, NULL);
+    return rc == PM_FALL ? PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm) : rc;
+}
+
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    int rc = allreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+    return rc == PM_FALL ? PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request)
+                         : rc;
+}
+
+/* recvcounts NULL: the _block form with recvcount */
+static int reduce_scatter(const void *sbuf, void *rbuf, int recvcount, const int *recvcounts,
+                          MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *mreq)
+{
+    pm_call_t c;
+    if (!pm_call_begin(&c, PM_REDUCE_SCATTER, comm)) return PM_FALL;
+    plx_dtype_t pdt;
+    plx_op_t pop;
+    pm_why_t why = pm_map_reduction(dt, op, &pdt, &pop);
+    long size = pm_type_size(dt);
+    if (recvcounts) {
+        recvcount = recvcounts[0];
+        for (int i = 1; i < c.m->size; i++)
+            if (recvcounts[i] != recvcount && why == PM_TO_PLEXUS) why = PM_WHY_COUNTS;
+    }
+    if (recvcount < 0 || size < 0) why = PM_WHY_ARGS;
+    size_t bytes = why == PM_WHY_ARGS ? 0 : (size_t)recvcount * (size_t)size * (size_t)c.m->size;
+    if (!pm_call_route(&c, why, bytes)) return PM_FALL;
+    plx_request_t preq = NULL;
+    plx_status_t st = plx_ireduce_scatter(pm_in_place(sbuf), rbuf, (size_t)recvcount, pdt, pop,
+                                          c.m->pc, &preq);
+    return pm_call_finish(&c, st, preq, mreq);
+}
+
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int rc = reduce_scatter(sendbuf, recvbuf, recvcount, NULL, datatype, op, comm, NULL);
+    return rc == PM_FALL ? PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm)
+                         : rc;
+}
+
+int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                              MPI_Request *request)
+{
+    int rc = reduce_scatter(sendbuf, recvbuf, recvcount, NULL, datatype, op, comm, request);
+    return rc == PM_FALL ? PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op,
+                                                      comm, request)
+                         : rc;
+}
+
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int rc = reduce_scatter(sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, NULL);
+    return rc == PM_FALL ? PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm)
+                         : rc;
+}
+
+int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    int rc = reduce_scatter(sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, request);
+    return rc == PM_FALL ? PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm,
+                                                request)
+                         : rc;
+}

@@ -1,0 +1,63 @@
+/*
+ * lib/mpi/coll_sync.c — MPI_Barrier and MPI_Bcast, blocking and
+ * nonblocking: to Plexus (plx_ibarrier, plx_ibcast of the bytes) when
+ * routed, else to PMPI_ unchanged.
+ */
+#include "layer.h"
+
+static int barrier(MPI_Comm comm, MPI_Request *mreq)
+{
+    pm_call_t c;
+    if (!pm_call_begin(&c, PM_BARRIER, comm)) return PM_FALL;
+    if (!pm_call_route(&c, PM_TO_PLEXUS, 0)) return PM_FALL;
+    plx_request_t preq = NULL;
+    plx_status_t st = plx_ibarrier(c.m->pc, &preq);
+    return pm_call_finish(&c, st, preq, mreq);
+}
+
+int MPI_Barrier(MPI_Comm comm)
+{
+    int rc = barrier(comm, NULL);
+    return rc == PM_FALL ? PMPI_Barrier(comm) : rc;
+}
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    int rc = barrier(comm, request);
+    return rc == PM_FALL ? PMPI_Ibarrier(comm, request) : rc;
+}
+
+static int bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+                 MPI_Request *mreq)
+{
+    pm_call_t c;
+    if (!pm_call_begin(&c, PM_BCAST, comm)) return PM_FALL;
+    long size = pm_type_size(dt);
+    if (count < 0 || size < 0 || root < 0 || root >= c.m->size) {
+        pm_call_route(&c, PM_WHY_ARGS, 0);
+        return PM_FALL;
+    }
+    size_t bytes = (size_t)count * (size_t)size;
+    if (!pm_call_route(&c, PM_TO_PLEXUS, bytes)) return PM_FALL;
+    int rank = 0;
+    plx_comm_rank(c.m->pc, &rank);
+    void *p;
+    int rc = pm_stage_open(&c.stage[c.nstage++], buf, count, 1, dt, rank == root, rank != root, &p);
+    if (rc != MPI_SUCCESS) return pm_call_abandon(&c, rc);
+    plx_request_t preq = NULL;
+    plx_status_t st = plx_ibcast(p, bytes, PLX_UINT8, root, c.m->pc, &preq);
+    return pm_call_finish(&c, st, preq, mreq);
+}
+
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    int rc = bcast(buffer, count, datatype, root, comm, NULL);
+    return rc == PM_FALL ? PMPI_Bcast(buffer, count, datatype, root, comm) : rc;
+}
+
+int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+               MPI_Request *request)
+{
+    int rc = bcast(buffer, count, datatype, root, comm, request);
+    return rc == PM_FALL ? PMPI_Ibcast(buffer, count, datatype, root, comm, request) : rc;
+}

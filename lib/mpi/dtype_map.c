@@ -1,0 +1,157 @@
+/*
+ * lib/mpi/dtype_map.c — MPI datatypes and ops as Plexus sees them.
+ *
+ * Reductions: a predefined MPI type with a Plexus twin of the same size
+ * and kind (MPI_INT -> int32, MPI_DOUBLE -> float64, MPI_BYTE -> uint8 for
+ * the bitwise ops only, ...) and a predefined op Plexus has (sum, prod,
+ * min, max, band, bor, bxor).  The rest (MPI_SHORT, MPI_LONG_DOUBLE, pair
+ * types, MPI_LAND, MPI_MINLOC, user ops, ...) stays with MPI, which also
+ * judges invalid combinations (a bitwise op on a float) itself.
+ *
+ * Data movement (bcast, allgather, alltoall, gather, scatter) is bytes to
+ * Plexus, so any datatype goes: a dense one (no gaps, lower bound 0) is
+ * handed over as it lies, any other is packed into a temporary buffer and
+ * unpacked afterwards.  Routing therefore never depends on the datatype,
+ * which MPI lets ranks choose differently as long as the type signatures
+ * match — a decision on the layout could differ between ranks and leave
+ * them waiting in different libraries.
+ */
+#include "layer.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *pm_in_place(const void *buf)
+{
+    return buf == MPI_IN_PLACE ? PLX_IN_PLACE : (void *)buf;
+}
+
+long pm_type_size(MPI_Datatype type)
+{
+    int size = -1;
+    if (type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS) return -1;
+    return size;
+}
+
+/* integer kinds by C size, so MPI_LONG follows the platform's long */
+static int int_dtype(size_t size, int is_signed, plx_dtype_t *out)
+{
+    switch (size) {
+    case 1: *out = is_signed ? PLX_INT8 : PLX_UINT8; return 1;
+    case 4: *out = is_signed ? PLX_INT32 : PLX_UINT32; return 1;
+    case 8: *out = is_signed ? PLX_INT64 : PLX_UINT64; return 1;
+    default: return 0;
+    }
+}
+
+/* 1: integer, 2: float, 0: no Plexus twin */
+static int map_type(MPI_Datatype dt, plx_dtype_t *out)
+{
+    struct { MPI_Datatype t; size_t size; int is_signed; } ints[] = {
+        { MPI_SIGNED_CHAR, sizeof(signed char), 1 },
+        { MPI_UNSIGNED_CHAR, sizeof(unsigned char), 0 },
+        { MPI_INT8_T, 1, 1 }, { MPI_UINT8_T, 1, 0 },
+        { MPI_INT, sizeof(int), 1 }, { MPI_UNSIGNED, sizeof(unsigned), 0 },
+        { MPI_INT32_T, 4, 1 }, { MPI_UINT32_T, 4, 0 },
+        { MPI_LONG, sizeof(long), 1 }, { MPI_UNSIGNED_LONG, sizeof(unsigned long), 0 },
+        { MPI_LONG_LONG, sizeof(long long), 1 }, { MPI_LONG_LONG_INT, sizeof(long long), 1 },
+        { MPI_UNSIGNED_LONG_LONG, sizeof(unsigned long long), 0 },
+        { MPI_INT64_T, 8, 1 }, { MPI_UINT64_T, 8, 0 },
+        { MPI_AINT, sizeof(MPI_Aint), 1 }, { MPI_OFFSET, sizeof(MPI_Offset), 1 },
+        { MPI_COUNT, sizeof(MPI_Count), 1 },
+    };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (dt == ints[i].t) return int_dtype(ints[i].size, ints[i].is_signed, out);
+    if (dt == MPI_FLOAT && sizeof(float) == 4) { *out = PLX_FLOAT32; return 2; }
+    if (dt == MPI_DOUBLE && sizeof(double) == 8) { *out = PLX_FLOAT64; return 2; }
+    return 0;
+}
+
+pm_why_t pm_map_reduction(MPI_Datatype dt, MPI_Op op, plx_dtype_t *pdt, plx_op_t *pop)
+{
+    int bitwise = op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
+    if (op == MPI_SUM) *pop = PLX_SUM;
+    else if (op == MPI_PROD) *pop = PLX_PROD;
+    else if (op == MPI_MIN) *pop = PLX_MIN;
+    else if (op == MPI_MAX) *pop = PLX_MAX;
+    else if (op == MPI_BAND) *pop = PLX_BAND;
+    else if (op == MPI_BOR) *pop = PLX_BOR;
+    else if (op == MPI_BXOR) *pop = PLX_BXOR;
+    else return PM_WHY_OP;
+    if (dt == MPI_BYTE) {               /* MPI allows only the bitwise ops on bytes */
+        *pdt = PLX_UINT8;
+        return bitwise ? PM_TO_PLEXUS : PM_WHY_TYPE;
+    }
+    int kind = map_type(dt, pdt);
+    if (!kind) return PM_WHY_TYPE;
+    if (kind == 2 && bitwise) return PM_WHY_OP;     /* MPI reports the error */
+    return PM_TO_PLEXUS;
+}
+
+/* dense: count elements lie as count*size bytes from buf on */
+static int is_dense(MPI_Datatype t, long size)
+{
+    MPI_Aint lb, extent, tlb, textent;
+    if (PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(t, &tlb, &textent) != MPI_SUCCESS)
+        return 0;
+    return lb == 0 && tlb == 0 && extent == size && textent == size;
+}
+
+/* Block i of nblocks lies at buf + i * count * extent (the whole receive
+ * buffer of an allgather is nblocks = ranks blocks of count elements). */
+static int pack_blocks(pm_stage_t *s, int unpack)
+{
+    MPI_Aint lb, extent;
+    PMPI_Type_get_extent(s->type, &lb, &extent);
+    int pos = 0;
+    for (int i = 0; i < s->nblocks; i++) {
+        char *blk = (char *)s->user + (MPI_Aint)i * s->count * extent;
+        int rc = unpack ? PMPI_Unpack(s->tmp, (int)s->bytes, &pos, blk, s->count, s->type, MPI_COMM_SELF)
+                        : PMPI_Pack(blk, s->count, s->type, s->tmp, (int)s->bytes, &pos, MPI_COMM_SELF);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    return (size_t)pos == s->bytes ? MPI_SUCCESS : MPI_ERR_INTERN;
+}
+
+int pm_stage_open(pm_stage_t *s, const void *buf, int count, int nblocks, MPI_Datatype type,
+                  int copy_in, int copy_out, void **ptr)
+{
+    memset(s, 0, sizeof *s);
+    long size = pm_type_size(type);
+    if (size < 0 || count < 0 || nblocks < 0) return MPI_ERR_TYPE;
+    s->bytes = (size_t)count * (size_t)nblocks * (size_t)size;
+    if (buf == MPI_IN_PLACE || s->bytes == 0 || is_dense(type, size)) {
+        *ptr = (void *)buf;
+        return MPI_SUCCESS;
+    }
+    if (s->bytes > (size_t)0x7fffffff) return MPI_ERR_COUNT;   /* MPI_Pack positions are int */
+    s->tmp = malloc(s->bytes);
+    if (!s->tmp) return MPI_ERR_NO_MEM;
+    s->user = (void *)buf;
+    s->count = count;
+    s->nblocks = nblocks;
+    s->type = type;
+    s->out = copy_out;
+    if (copy_in) {
+        int rc = pack_blocks(s, 0);
+        if (rc != MPI_SUCCESS) {
+            free(s->tmp);
+            s->tmp = NULL;
+            return rc;
+        }
+    }
+    *ptr = s->tmp;
+    return MPI_SUCCESS;
+}
+
+int pm_stage_close(pm_stage_t *s)
+{
+    int rc = MPI_SUCCESS;
+    if (!s->tmp) return rc;
+    if (s->out) rc = pack_blocks(s, 1);
+    free(s->tmp);
+    s->tmp = NULL;
+    return rc;
+}

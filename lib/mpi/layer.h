@@ -1,0 +1,157 @@
+/*
+ * lib/mpi/layer.h — what the files of libplexus-mpi share.
+ *
+ * libplexus-mpi is an MPI profiling-interface (PMPI) library: it defines
+ * MPI_Allreduce, MPI_Wait, ... and sends each call either to Plexus or on
+ * to the PMPI_ function of the MPI it was built for.  It uses the public
+ * Plexus API only (plexus.h), never the library's internals.
+ *
+ * The files: init.c (MPI_Init, MPI_Init_thread, MPI_Finalize: Plexus up and down),
+ * policy.c (PLX_MPI / PLX_MPI_COLLS, the default routing table, the
+ * counters and the PLX_LOG=info summary), comm_mirror.c (the Plexus
+ * communicator behind each MPI communicator), comm_create.c (the MPI calls
+ * that make communicators), dtype_map.c (datatypes, ops, packing of
+ * non-contiguous buffers), errors.c (Plexus status -> MPI error),
+ * requests.c (nonblocking collectives as MPI requests, MPI_Wait & co.),
+ * call.c (one start/finish path for every routed call), and one file of
+ * interceptors per collective family (coll_sync.c, coll_reduce.c,
+ * coll_move.c).  Everything not MPI_* is hidden (libtool
+ * -export-symbols-regex).
+ */
+#ifndef PLX_MPI_LAYER_H
+#define PLX_MPI_LAYER_H
+
+#include <mpi.h>
+#include <plexus.h>
+
+#include <stddef.h>
+
+/* The collectives the layer can route (one routing row and one counter
+ * line each).  A new Plexus collective (scan, the v-forms, ...) adds a name
+ * here, in pm_coll_names (policy.c), and an interceptor file. */
+typedef enum {
+    PM_BARRIER = 0,
+    PM_BCAST,
+    PM_REDUCE,
+    PM_ALLREDUCE,
+    PM_ALLGATHER,
+    PM_REDUCE_SCATTER,      /* MPI_Reduce_scatter_block, and MPI_Reduce_scatter with equal counts */
+    PM_ALLTOALL,
+    PM_GATHER,
+    PM_SCATTER,
+    PM_NCOLL
+} pm_coll_t;
+
+/* Where a call went and why (the summary counts calls and bytes by these). */
+typedef enum {
+    PM_TO_PLEXUS = 0,
+    PM_WHY_COLL,            /* PLX_MPI_COLLS leaves this collective to MPI */
+    PM_WHY_COMM,            /* the communicator has no Plexus twin (intercommunicator, ...) */
+    PM_WHY_TYPE,            /* a datatype Plexus cannot reduce */
+    PM_WHY_OP,              /* an op Plexus does not have (or not for this type) */
+    PM_WHY_SIZE,            /* the routing table says MPI is faster at this size */
+    PM_WHY_COUNTS,          /* reduce_scatter with unequal counts */
+    PM_WHY_ARGS,            /* arguments MPI must judge (negative count, ...) */
+    PM_NWHY
+} pm_why_t;
+
+/* returned by the layer's start functions: the call goes on to PMPI_ */
+#define PM_FALL (-1)
+
+/* ---- process-wide state (init.c) ---- */
+typedef struct pm_state {
+    int active;             /* Plexus is up and the layer routes */
+    plx_context_t ctx;
+    MPI_Comm oob;           /* private duplicate of MPI_COMM_WORLD (Plexus' bootstrap, progress pokes) */
+    int world_rank;
+    int thread_level;       /* what MPI provided */
+} pm_state_t;
+extern pm_state_t pm;
+
+/* ---- policy.c ---- */
+/* Parse PLX_MPI and PLX_MPI_COLLS; -1 with a message in err for a bad value. */
+int pm_policy_load(int *enabled, char *err, size_t errlen);
+/* PM_TO_PLEXUS, PM_WHY_COLL or PM_WHY_SIZE for `bytes` (the size as perf/
+ * counts it: the whole result of allgather/gather, ...) on `ranks` ranks. */
+pm_why_t pm_policy_route(pm_coll_t coll, size_t bytes, int ranks);
+void pm_count(pm_coll_t coll, pm_why_t why, size_t bytes);
+const char *pm_coll_name(pm_coll_t coll);
+/* PLX_LOG=info (or more): rank 0 prints its counters; debug: every rank. */
+void pm_summary_print(void);
+/* PLX_LOG at info or above */
+int pm_log_info(void);
+
+/* ---- comm_mirror.c ---- */
+typedef struct pm_mirror {
+    plx_comm_t pc;
+    int size;
+    int is_world;           /* the context's world communicator: never freed by the layer */
+    int refs;               /* the attribute's, plus one per request in flight */
+    int mpi_freed;          /* the MPI communicator is gone (no error handler to call) */
+    struct pm_mirror *next;
+} pm_mirror_t;
+int pm_mirror_init(void);               /* keyval; MPI_COMM_WORLD's twin */
+void pm_mirror_finalize(void);
+/* The twin of comm, or NULL (no twin: the call stays with MPI).  A
+ * reference is taken for the caller (pm_mirror_unref). */
+pm_mirror_t *pm_mirror_get(MPI_Comm comm);
+void pm_mirror_unref(pm_mirror_t *m);
+/* After a call that made newcomm collectively over parent (every rank of
+ * parent calls it, newcomm is MPI_COMM_NULL on ranks outside): give newcomm
+ * its twin.  Returns an MPI error code (MPI_SUCCESS). */
+int pm_mirror_derive(MPI_Comm parent, MPI_Comm newcomm);
+
+/* ---- dtype_map.c ---- */
+/* PM_TO_PLEXUS with *pdt and *pop set, or PM_WHY_TYPE / PM_WHY_OP. */
+pm_why_t pm_map_reduction(MPI_Datatype dt, MPI_Op op, plx_dtype_t *pdt, plx_op_t *pop);
+/* A buffer handed to Plexus as plain bytes: the user's own when the
+ * datatype is dense, else a packed copy (unpacked at the end when out). */
+typedef struct pm_stage {
+    void *user;
+    int count, nblocks;
+    MPI_Datatype type;
+    void *tmp;              /* NULL when the user's buffer is used directly */
+    size_t bytes;
+    int out;                /* unpack into user at the end */
+} pm_stage_t;
+/* nblocks blocks of count elements (block i at buf + i*count*extent);
+ * *ptr gets the bytes to hand to Plexus; an MPI error code on failure. */
+int pm_stage_open(pm_stage_t *s, const void *buf, int count, int nblocks, MPI_Datatype type,
+                  int copy_in, int copy_out, void **ptr);
+int pm_stage_close(pm_stage_t *s);      /* unpack (if out) and free */
+/* bytes of one element of type, or -1 */
+long pm_type_size(MPI_Datatype type);
+void *pm_in_place(const void *buf);     /* MPI_IN_PLACE -> PLX_IN_PLACE */
+
+/* ---- errors.c ---- */
+void pm_errors_init(void);
+int pm_error_code(plx_status_t st);
+/* Hand a Plexus failure to comm's error handler; returns the MPI code. */
+int pm_raise(MPI_Comm comm, plx_status_t st);
+
+/* ---- call.c: one routed call from start to end ---- */
+typedef struct pm_call {
+    pm_coll_t coll;
+    MPI_Comm comm;
+    pm_mirror_t *m;
+    pm_stage_t stage[2];
+    int nstage;
+} pm_call_t;
+/* Look up the twin; counts and returns 0 when the call must stay with MPI. */
+int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm);
+/* Decide by size (and a prior reason); counts; 0 means fall through (the
+ * call is released). */
+int pm_call_route(pm_call_t *c, pm_why_t why, size_t bytes);
+/* After plx_i*: blocking (mreq NULL) waits, nonblocking makes *mreq.  Any
+ * failure goes to the communicator's error handler.  Returns an MPI code. */
+int pm_call_finish(pm_call_t *c, plx_status_t started, plx_request_t preq, MPI_Request *mreq);
+/* Wind up a call that could not be started (staging failed). */
+int pm_call_abandon(pm_call_t *c, int mpi_code);
+
+/* ---- requests.c ---- */
+void pm_progress(void);                 /* complete the MPI requests of finished Plexus ones */
+void pm_poke_mpi(void);                 /* let MPI's own progress engine run once */
+void pm_drain(void);                    /* MPI_Finalize: every bridged request done */
+int pm_bridge(pm_call_t *c, plx_request_t preq, MPI_Request *mreq);
+
+#endif /* PLX_MPI_LAYER_H */

@@ -1,0 +1,196 @@
+/*
+ * lib/mpi/policy.c — which collective calls libplexus-mpi sends to Plexus,
+ * and the counters behind the PLX_LOG=info summary.
+ *
+ * By default a call goes to Plexus where the measurements of perf/RESULTS.md
+ * show Plexus at least as fast as this MPI (the table below, one per MPI:
+ * the layer is compiled once for each); everything else stays with MPI.
+ * The table is deliberately conservative and is the one place to change
+ * when new measurements come in (perf/compare --mpi-layer).
+ *
+ *   PLX_MPI=0                      the layer passes every call to MPI and
+ *                                  does not start Plexus
+ *   PLX_MPI_COLLS=allreduce,bcast  exactly these collectives go to Plexus,
+ *                                  at every size ("all": every collective,
+ *                                  "none": none; unset: the table)
+ *
+ * Every decision must come out the same on every rank of the communicator
+ * (or ranks would wait in different libraries): it depends only on the
+ * collective, the communicator size and the byte size, which MPI requires
+ * to agree across ranks.
+ */
+#include "layer.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const coll_names[PM_NCOLL] = {
+    "barrier", "bcast", "reduce", "allreduce", "allgather", "reduce_scatter", "alltoall",
+    "gather", "scatter"
+};
+static const char *const why_names[PM_NWHY] = {
+    "plexus", "PLX_MPI_COLLS", "communicator", "type", "op", "size rule", "unequal counts",
+    "arguments"
+};
+
+const char *pm_coll_name(pm_coll_t coll)
+{
+    return coll < PM_NCOLL ? coll_names[coll] : "?";
+}
+
+/* ---- the default routing table ------------------------------------------
+ * A row routes `coll` to Plexus on min_ranks..max_ranks ranks for byte
+ * sizes in [min_bytes, max_bytes).  Sizes are counted like perf/plx_perf:
+ * the whole result of allgather/gather, the whole send buffer of
+ * scatter/reduce_scatter, the whole exchanged buffer of alltoall, the
+ * message otherwise.  Collectives without a row (reduce, reduce_scatter,
+ * gather, scatter, barrier: not measured yet) stay with MPI. */
+typedef struct route_row {
+    pm_coll_t coll;
+    int min_ranks, max_ranks;
+    size_t min_bytes, max_bytes;
+} route_row_t;
+
+#define KB ((size_t)1 << 10)
+#define MB ((size_t)1 << 20)
+#define ANY SIZE_MAX
+#if defined(OPEN_MPI)
+/* against Open MPI 4.1 (vader), perf/RESULTS.md 2026-11-30, 2 and 4 ranks */
+static const route_row_t default_rows[] = {
+    { PM_ALLREDUCE, 2, 2, 0, ANY },             /* 0.25-0.97x of Open MPI's time */
+    { PM_ALLREDUCE, 3, 1 << 30, 512, 16 * KB }, /* 0.48-0.81x; slower below 512 B and at 32K+ on 4 */
+    { PM_BCAST, 2, 2, 0, 1 * KB },              /* 0.43-0.95x; 2K-32K 2-3.5x slower */
+    { PM_BCAST, 3, 1 << 30, 512, 8 * KB },      /* 0.16-0.33x */
+    { PM_ALLGATHER, 2, 2, 0, 128 * KB },        /* 0.28-0.98x */
+    { PM_ALLGATHER, 3, 1 << 30, 16 * KB, 64 * KB }, /* 0.59x at 32K */
+    { PM_ALLTOALL, 2, 2, 32, 128 * KB },        /* 0.31-0.99x */
+    { PM_ALLTOALL, 3, 1 << 30, 1 * MB, ANY },   /* 0.74x at 2M */
+};
+#else
+/* against MPICH 4.0 (ch4:ucx), perf/RESULTS.md 2026-11-30, 2 and 4 ranks */
+static const route_row_t default_rows[] = {
+    { PM_ALLREDUCE, 2, 1 << 30, 0, ANY },       /* 0.17-0.78x at 2 ranks, 0.00-0.17x at 4 */
+    { PM_BCAST, 2, 2, 0, 1 * KB },              /* 0.47-0.74x; 2K-128K up to 3x slower */
+    { PM_BCAST, 2, 2, 256 * KB, ANY },          /* 0.89-1.06x */
+    { PM_BCAST, 3, 1 << 30, 0, ANY },           /* 0.00-0.10x */
+    { PM_ALLGATHER, 2, 2, 0, 4 * MB },          /* 0.36-0.95x; 1.19x at 8M */
+    { PM_ALLGATHER, 3, 1 << 30, 0, ANY },       /* 0.00-0.06x */
+    { PM_ALLTOALL, 2, 1 << 30, 0, ANY },        /* 0.24-0.97x at 2, 0.00-0.05x at 4 */
+};
+#endif
+
+/* PLX_MPI_COLLS: -1 = unset (use the table), else a bit per collective */
+static long forced = -1;
+
+int pm_policy_load(int *enabled, char *err, size_t errlen)
+{
+    const char *s = getenv("PLX_MPI");
+    *enabled = 1;
+    if (s) {
+        if (!strcmp(s, "0")) *enabled = 0;
+        else if (strcmp(s, "1") != 0) {
+            snprintf(err, errlen, "PLX_MPI='%s' is not 0 (plain MPI) or 1 (route collectives "
+                     "to Plexus, the default)", s);
+            return -1;
+        }
+    }
+    forced = -1;
+    s = getenv("PLX_MPI_COLLS");
+    if (!s) return 0;
+    if (!strcmp(s, "all")) {
+        forced = (1L << PM_NCOLL) - 1;
+        return 0;
+    }
+    forced = 0;
+    if (!strcmp(s, "none")) return 0;
+    char buf[256];
+    if (strlen(s) >= sizeof buf) {
+        snprintf(err, errlen, "PLX_MPI_COLLS is longer than %zu characters", sizeof buf - 1);
+        return -1;
+    }
+    strcpy(buf, s);
+    char *save = NULL;
+    for (char *w = strtok_r(buf, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+        int found = -1;
+        for (int c = 0; c < PM_NCOLL; c++)
+            if (!strcasecmp(w, coll_names[c])) found = c;
+        if (found < 0) {
+            snprintf(err, errlen, "PLX_MPI_COLLS='%s': '%s' is not one of all, none, barrier, "
+                     "bcast, reduce, allreduce, allgather, reduce_scatter, alltoall, gather, "
+                     "scatter", s, w);
+            return -1;
+        }
+        forced |= 1L << found;
+    }
+    return 0;
+}
+
+pm_why_t pm_policy_route(pm_coll_t coll, size_t bytes, int ranks)
+{
+    if (forced >= 0) return (forced >> coll) & 1 ? PM_TO_PLEXUS : PM_WHY_COLL;
+    for (size_t i = 0; i < sizeof default_rows / sizeof default_rows[0]; i++) {
+        const route_row_t *r = &default_rows[i];
+        if (r->coll == coll && ranks >= r->min_ranks && ranks <= r->max_ranks &&
+            bytes >= r->min_bytes && (bytes < r->max_bytes || r->max_bytes == ANY))
+            return PM_TO_PLEXUS;
+    }
+    return PM_WHY_SIZE;
+}
+
+/* ---- counters ------------------------------------------------------------ */
+static _Atomic unsigned long n_calls[PM_NCOLL][PM_NWHY];
+static _Atomic unsigned long long n_bytes[PM_NCOLL][PM_NWHY];
+
+void pm_count(pm_coll_t coll, pm_why_t why, size_t bytes)
+{
+    atomic_fetch_add_explicit(&n_calls[coll][why], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&n_bytes[coll][why], bytes, memory_order_relaxed);
+}
+
+static int log_level(void)
+{
+    const char *s = getenv("PLX_LOG");
+    if (!s) return 2;
+    static const char *const lv[] = { "none", "error", "warn", "info", "debug", "trace" };
+    for (int i = 0; i < 6; i++)
+        if (!strcasecmp(s, lv[i])) return i;
+    return 2;
+}
+
+int pm_log_info(void) { return log_level() >= 3; }
+
+void pm_summary_print(void)
+{
+    int lv = log_level();
+    if (lv < 3 || (lv == 3 && pm.world_rank != 0)) return;
+    char line[1024];
+    fprintf(stderr, "plexus-mpi: rank %d: calls and bytes per collective, to Plexus and to MPI "
+            "(why)%s\n", pm.world_rank, forced >= 0 ? " [PLX_MPI_COLLS set]" : "");
+    for (int c = 0; c < PM_NCOLL; c++) {
+        unsigned long total = 0, mpi_calls = 0;
+        unsigned long long mpi_bytes = 0;
+        for (int w = 0; w < PM_NWHY; w++) total += n_calls[c][w];
+        if (!total) continue;
+        for (int w = 1; w < PM_NWHY; w++) {
+            mpi_calls += n_calls[c][w];
+            mpi_bytes += n_bytes[c][w];
+        }
+        int len = snprintf(line, sizeof line, "plexus-mpi: %-14s plexus %lu calls %llu B, mpi %lu calls %llu B",
+                           coll_names[c], (unsigned long)n_calls[c][0],
+                           (unsigned long long)n_bytes[c][0], mpi_calls, mpi_bytes);
+        const char *sep = " (";
+        for (int w = 1; w < PM_NWHY && len < (int)sizeof line - 64; w++) {
+            if (!n_calls[c][w]) continue;
+            len += snprintf(line + len, sizeof line - (size_t)len, "%s%s %lu", sep, why_names[w],
+                            (unsigned long)n_calls[c][w]);
+            sep = ", ";
+        }
+        if (mpi_calls) snprintf(line + len, sizeof line - (size_t)len, ")");
+        fprintf(stderr, "%s\n", line);
+    }
+}

@@ -1,0 +1,128 @@
+#!/bin/bash
+# tests/mpi/run_mpi_layer.sh — libplexus-mpi under each MPI it was built for
+# (Open MPI, MPICH): tests/mpi/mpi_layer_check.c, an MPI program that knows
+# nothing of Plexus, built with that MPI's mpicc and run at 4 ranks
+# (oversubscribed on small machines):
+#   1. linked to the layer (-lplexus-mpi-MPI before the MPI library), every
+#      collective routed (PLX_MPI_COLLS=all), PLX_LOG=info: results checked
+#      by the program; the summary must show every collective family going
+#      to Plexus, and the calls the layer must leave to MPI (type, op,
+#      unequal counts, communicator) going to MPI;
+#   2. the same binary built without the layer, preloaded
+#      (LD_PRELOAD=libplexus-mpi-MPI.so), default routing table: results
+#      checked, the summary shows routed and size-rule calls;
+#   3. PLX_MPI=0: plain MPI through the layer, no summary;
+#   4. PLX_MPI_COLLS=bogus: MPI_Init fails naming the variable and value.
+# An MPI whose layer was not built, or whose mpirun is missing, is skipped
+# with the reason; the test is skipped (77) when no MPI is left.
+set -u
+top_builddir=${top_builddir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+cfg=$top_builddir/plx_config.h
+libs=$top_builddir/.libs
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
+unset PLX_RANK PLX_SIZE PLX_BOOTSTRAP PLX_JOB_KEY PLX_JOB_ID PLX_LAUNCHER PLX_MPI PLX_MPI_COLLS
+NP=${PLX_MPI_LAYER_NP:-4}
+fail=0 ran=0
+
+layers=$(sed -n 's/^#define PLX_MPI_LAYERS "\(.*\)"$/\1/p' "$cfg")
+
+# run MPI OUT ENV... -- PROG: mpirun of that MPI, environment passed to every rank
+run() {
+    local mpi=$1 out=$2; shift 2
+    local envs=()
+    while [ "$1" != -- ]; do envs+=("$1"); shift; done
+    shift
+    if [ "$mpi" = openmpi ]; then
+        local xs=()
+        for e in "${envs[@]}"; do xs+=(-x "$e"); done
+        timeout 300 mpirun.openmpi --allow-run-as-root --oversubscribe -n "$NP" \
+            -x LD_LIBRARY_PATH="$libs" "${xs[@]}" "$@" >"$out" 2>&1
+    else
+        local gs=()
+        for e in "${envs[@]}"; do gs+=(-genv "${e%%=*}" "${e#*=}"); done
+        timeout 300 mpirun.mpich -n "$NP" -genv LD_LIBRARY_PATH "$libs" "${gs[@]}" "$@" >"$out" 2>&1
+    fi
+}
+
+# summary_calls OUT COLL WHERE: the call count of one summary line (plexus|mpi)
+summary_calls() {
+    sed -n "s/^plexus-mpi: $2 .*$3 \([0-9]*\) calls.*/\1/p" "$1" | head -1
+}
+
+check_summary_all_routed() {
+    local out=$1 ok=1
+    for c in barrier bcast reduce allreduce allgather reduce_scatter alltoall gather scatter; do
+        local n
+        n=$(summary_calls "$out" "$c *" plexus)
+        if [ -z "$n" ] || [ "$n" -eq 0 ]; then echo "  no $c call went to Plexus"; ok=0; fi
+    done
+    local line
+    line=$(grep '^plexus-mpi: allreduce ' "$out")
+    for why in "type" "op" "communicator"; do
+        case "$line" in *"$why "[0-9]*) ;; *) echo "  allreduce: no call left to MPI for its $why: $line"; ok=0 ;; esac
+    done
+    case "$(grep '^plexus-mpi: reduce_scatter ' "$out")" in
+        *"unequal counts "[0-9]*) ;; *) echo "  reduce_scatter: unequal counts did not go to MPI"; ok=0 ;; esac
+    [ $ok -eq 1 ]
+}
+
+for mpi in openmpi mpich; do
+    case " $layers " in *" $mpi "*) ;; *) echo "SKIP $mpi: libplexus-mpi-$mpi not built (configure summary says why)"; continue ;; esac
+    mpicc=$(sed -n "s/^#define PLX_MPICC_$(echo $mpi | tr a-z A-Z) \"\(.*\)\"$/\1/p" "$cfg")
+    if ! command -v "mpirun.$mpi" >/dev/null; then echo "SKIP $mpi: no mpirun.$mpi"; continue; fi
+    ran=1
+    src=$top_srcdir/tests/mpi/mpi_layer_check.c
+    if ! "$mpicc" -O1 -Wall "$src" -L"$libs" -lplexus-mpi-$mpi -o "$tmp/linked_$mpi" >"$tmp/cc" 2>&1 ||
+       ! "$mpicc" -O1 -Wall "$src" -o "$tmp/plain_$mpi" >>"$tmp/cc" 2>&1; then
+        cat "$tmp/cc"; echo "  FAIL: $mpi: cannot build mpi_layer_check"; fail=1; continue
+    fi
+
+    echo "+ $mpi: linked, PLX_MPI_COLLS=all PLX_LOG=info, $NP ranks"
+    out=$tmp/linked_$mpi.out
+    if run $mpi "$out" PLX_MPI_COLLS=all PLX_LOG=info -- "$tmp/linked_$mpi" &&
+       [ "$(grep -c ', 0 failures$' "$out")" -eq "$NP" ] && check_summary_all_routed "$out"; then
+        grep '^plexus-mpi:\|error path' "$out" | sed 's/^/  /'
+        echo "  ok"
+    else
+        tail -40 "$out"; echo "  FAIL: $mpi linked"; fail=1
+    fi
+
+    echo "+ $mpi: preloaded, default routing table, PLX_LOG=info"
+    out=$tmp/preload_$mpi.out
+    if run $mpi "$out" PLX_LOG=info LD_PRELOAD="$libs/libplexus-mpi-$mpi.so" -- "$tmp/plain_$mpi" &&
+       [ "$(grep -c ', 0 failures$' "$out")" -eq "$NP" ] &&
+       [ "$(summary_calls "$out" "allreduce *" plexus)" -gt 0 ] &&
+       grep -q '^plexus-mpi: .*size rule [0-9]' "$out"; then
+        grep '^plexus-mpi:' "$out" | sed 's/^/  /'
+        echo "  ok: the preloaded layer routed by its table"
+    else
+        tail -40 "$out"; echo "  FAIL: $mpi preloaded"; fail=1
+    fi
+
+    echo "+ $mpi: PLX_MPI=0"
+    out=$tmp/off_$mpi.out
+    if run $mpi "$out" PLX_MPI=0 PLX_LOG=info -- "$tmp/linked_$mpi" &&
+       [ "$(grep -c ', 0 failures$' "$out")" -eq "$NP" ] && ! grep -q '^plexus-mpi:' "$out"; then
+        echo "  ok: plain MPI, no summary"
+    else
+        tail -20 "$out"; echo "  FAIL: $mpi PLX_MPI=0"; fail=1
+    fi
+
+    echo "+ $mpi: PLX_MPI_COLLS=bogus must fail MPI_Init"
+    out=$tmp/bad_$mpi.out
+    if run $mpi "$out" PLX_MPI_COLLS=allreduce,bogus -- "$tmp/linked_$mpi"; then
+        tail -20 "$out"; echo "  FAIL: $mpi accepted PLX_MPI_COLLS=allreduce,bogus"; fail=1
+    elif grep -q "PLX_MPI_COLLS='allreduce,bogus': 'bogus' is not one of" "$out"; then
+        grep -m1 "PLX_MPI_COLLS=" "$out" | sed 's/^/  /'
+        echo "  ok"
+    else
+        tail -20 "$out"; echo "  FAIL: $mpi: no message naming PLX_MPI_COLLS"; fail=1
+    fi
+done
+[ $ran -eq 1 ] || { echo "SKIP: no MPI layer to test"; exit 77; }
+if [ $fail -eq 0 ]; then echo "run_mpi_layer.sh: PASS"; exit 0; fi
+echo "run_mpi_layer.sh: FAIL"; exit 1
