@@ -150,13 +150,14 @@ static void nd_free(struct node_direct *nd)
     free(nd);
 }
 
-static int setup(plx_comm_t comm)
+/* The state of a collective among comm ranks members[0..n) (NULL: all of
+ * comm), this rank among them; NULL if they cannot run one. */
+static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
 {
     plx_context_t ctx = comm->ctx;
-    int n = comm->size;
-    if (comm->id >= 16) return -1;
+    if (comm->id >= 16) return NULL;
     struct node_direct *nd = calloc(1, sizeof *nd);
-    if (!nd) return -1;
+    if (!nd) return NULL;
     nd->win = calloc((size_t)n, sizeof *nd->win);
     nd->world = calloc((size_t)n, sizeof *nd->world);
     nd->ops = calloc((size_t)n, sizeof *nd->ops);
@@ -169,46 +170,61 @@ static int setup(plx_comm_t comm)
     nd->tmp = aligned_alloc(64, nd->piece);
     if (!nd->win || !nd->world || !nd->ops || !nd->tl || !nd->addr || !nd->acc || !nd->tmp)
         goto no;
-    for (int r = 0; r < n; r++) {
+    nd->me = -1;
+    for (int k = 0; k < n; k++) {
+        int r = members ? members[k] : k;
         int w = comm->world_rank[r];
+        if (r == comm->rank) nd->me = k;
         const plx_tl_ops_t *ops = ctx->tl[ctx->peer_tl[w]].ops;
         void *tl = ctx->tl[ctx->peer_tl[w]].state;
         if (!ops->coll_window || !ops->peer_read || !ops->peer_write) goto no;
         size_t b = 0;
-        nd->win[r] = ops->coll_window(tl, DIRECT_CHANNEL0 + (int)comm->id, w, &b);
-        if (!nd->win[r] || b < DIRECT_WIN_MIN) goto no;
+        nd->win[k] = ops->coll_window(tl, DIRECT_CHANNEL0 + (int)comm->id, w, &b);
+        if (!nd->win[k] || b < DIRECT_WIN_MIN) goto no;
         if (r != comm->rank && ops->peer_read(tl, w, NULL, 0, 0) != PLX_SUCCESS) {
             plx_info("direct: comm %u cannot read rank %d (world %d) with one copy; the "
                      "selector's next rules serve it", comm->id, r, w);
             goto no;
         }
-        nd->world[r] = w;
-        nd->ops[r] = ops;
-        nd->tl[r] = tl;
+        nd->world[k] = w;
+        nd->ops[k] = ops;
+        nd->tl[k] = tl;
     }
+    if (nd->me < 0) goto no;
     nd->n = n;
-    nd->me = comm->rank;
     nd->next_seq = 1;
-    comm->direct = nd;
-    return 1;
+    return nd;
 no:
     nd_free(nd);
-    return -1;
+    return NULL;
 }
 
 int plx_direct_can_run(plx_comm_t comm, size_t bytes)
 {
     (void)bytes;
     if (!comm) return 1;   /* printing the table: no communicator to judge */
-    if (comm->direct_state == 0) comm->direct_state = setup(comm);
+    if (comm->direct_state == 0) {
+        comm->direct = setup(comm, NULL, comm->size);
+        comm->direct_state = comm->direct ? 1 : -1;
+    }
     return comm->direct_state > 0;
+}
+
+int plx_direct_node_can_run(plx_comm_t comm, const int *members, int n)
+{
+    if (comm->direct_node_state == 0) {
+        comm->direct_node = setup(comm, members, n);
+        comm->direct_node_state = comm->direct_node ? 1 : -1;
+    }
+    return comm->direct_node_state > 0;
 }
 
 void plx_direct_release(plx_comm_t comm)
 {
     nd_free(comm->direct);
-    comm->direct = NULL;
-    comm->direct_state = 0;
+    nd_free(comm->direct_node);
+    comm->direct = comm->direct_node = NULL;
+    comm->direct_state = comm->direct_node_state = 0;
 }
 
 /* ---- the segments of each collective ------------------------------------- */
@@ -309,18 +325,22 @@ static int get_seg(const direct_op_t *op, int i, direct_seg_t *sg)
 }
 
 /* ---- start ----------------------------------------------------------------- */
-plx_status_t plx_direct_start(plx_comm_t comm, const coll_args_t *a, direct_op_t *op)
+static void op_init(plx_comm_t comm, struct node_direct *nd, const coll_args_t *a, direct_op_t *op)
 {
-    struct node_direct *nd = comm->direct;
     memset(op, 0, sizeof *op);
     op->comm = comm;
     op->nd = nd;
     op->a = *a;
-    op->seq = nd->next_seq++;
     op->es = plx_dtype_size(a->dt);
     op->bytes = a->count * op->es;
     op->phase = DIRECT_TURN;
     op->status = PLX_SUCCESS;
+}
+
+plx_status_t plx_direct_start(plx_comm_t comm, const coll_args_t *a, direct_op_t *op)
+{
+    op_init(comm, comm->direct, a, op);
+    op->seq = comm->direct->next_seq++;
     return PLX_SUCCESS;
 }
 
@@ -658,4 +678,75 @@ int plx_direct_check(direct_op_t *op, double elapsed, double limit)
                   nmissing ? list : "(an earlier collective of this communicator)");
     fail(op, st);
     return 1;
+}
+
+/* ---- the node-local phase of a schedule (lib/coll/hier.c) ------------------ */
+/* Its sequence number is taken when the schedule is built, not when the
+ * phase starts: node-mates build their schedules in the same order, but
+ * may start phases of different schedules in flight in different orders. */
+typedef struct direct_phase {
+    plx_comm_t comm;
+    coll_args_t a;
+    uint64_t seq;
+    int started;
+    direct_op_t op;
+} direct_phase_t;
+
+static int phase_start(void *arg, plx_status_t *st)
+{
+    direct_phase_t *ph = arg;
+    op_init(ph->comm, ph->comm->direct_node, &ph->a, &ph->op);
+    ph->op.seq = ph->seq;
+    ph->started = 1;
+    int moved = 0;
+    if (!plx_direct_advance(&ph->op, &moved)) return 0;
+    *st = ph->op.status;
+    return 1;
+}
+
+static int phase_advance(void *arg, plx_status_t *st)
+{
+    direct_phase_t *ph = arg;
+    int moved = 0;
+    if (!plx_direct_advance(&ph->op, &moved)) return 0;
+    *st = ph->op.status;
+    return 1;
+}
+
+static int phase_check(void *arg, double elapsed, double limit, plx_status_t *st)
+{
+    direct_phase_t *ph = arg;
+    if (!plx_direct_check(&ph->op, elapsed, limit)) return 0;
+    *st = ph->op.status;
+    return 1;
+}
+
+static void phase_cancel(void *arg)
+{
+    direct_phase_t *ph = arg;
+    /* the schedule failed elsewhere: node-mates may be anywhere in this
+     * phase, so it is broken for them too; one that never started leaves
+     * a hole in the sequence, so every later one fails at once instead of
+     * waiting for its turn */
+    if (!ph->started) {
+        struct node_direct *nd = ph->comm->direct_node;
+        nd->broken = 1;
+        nd->broken_status = PLX_ERR_PEER_FAILED;
+        __atomic_store_n(fail_of(nd->win[nd->me]), ph->seq, __ATOMIC_RELEASE);
+    } else if (ph->op.phase != DIRECT_DONE) {
+        fail(&ph->op, PLX_ERR_PEER_FAILED);
+    }
+}
+
+static const sched_hook_ops_t phase_ops = { phase_start, phase_advance, phase_check, phase_cancel };
+
+void plx_direct_sched_phase(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a)
+{
+    direct_phase_t *ph = sched_alloc(s, sizeof *ph);
+    if (!ph) return;   /* recorded in the schedule */
+    ph->comm = comm;
+    ph->a = *a;
+    ph->seq = comm->direct_node->next_seq++;
+    ph->started = 0;
+    sched_hook(s, &phase_ops, ph);
 }
