@@ -7,6 +7,9 @@
 #      span many pieces, 7 and 1000 are not divisible by the rank count;
 #   2. coll_check --nb --quick at 4 ranks and nb_check at 3 ranks (many
 #      collectives in flight at once, completed in any order);
+#      direct_mismatch_check at 2 and 3 ranks (ranks disagreeing on count,
+#      root or op all get PLX_ERR_MISMATCH, and the communicator still
+#      works);
 #   3. with PLX_SHM_CMA=0 (single-copy reads refused): coll_check at 2 and
 #      3 ranks must pass and the log must show another algorithm ran (the
 #      next rule, whose large messages go through the shm staging area);
@@ -23,7 +26,7 @@ top_builddir=${top_builddir:-$(cd "$(dirname "$0")/../.." && pwd)}
 RUN=$top_builddir/tools/plexusrun
 MR=$top_builddir/tests/mr
 
-for f in "$RUN" "$MR/coll_check" "$MR/nb_check" "$MR/direct_kill_check"; do
+for f in "$RUN" "$MR/coll_check" "$MR/nb_check" "$MR/direct_kill_check" "$MR/direct_mismatch_check"; do
     if [ ! -x "$f" ]; then
         echo "run_direct.sh: FAIL: $f not built"
         exit 1
@@ -77,6 +80,11 @@ for n in 1 2 3 4 5; do
 done
 run_checks coll_check 4 "$MR/coll_check" --nb --quick
 run_checks nb_check 3 "$MR/nb_check"
+for n in 2 3; do
+    PLX_LOG=error run_checks direct_mismatch_check "$n" "$MR/direct_mismatch_check"
+    grep -q "mismatch: rank 0 called allreduce of 800000 bytes" "$tmp/last.log" ||
+        fail "direct_mismatch_check at $n ranks: no message naming both sides of the count mismatch"
+done
 
 # ---- 3: single-copy reads refused ---------------------------------------------
 for n in 2 3; do
