@@ -6,16 +6,15 @@
  * are never reused within a context):
  *
  *   offset   0  header: seq, addr[3] (input, output, scratch), signature
- *   offset 128  ready: bytes of this rank's published result finished
- *   offset 256  done: the last sequence this rank finished reading
+ *   offset 256  done: the last sequence this rank finished reading and
+ *               writing its peers' buffers
  *   offset 384  failed: the last sequence this rank gave up on
  *
  * Protocol of collective number s (all ranks of the communicator count s
  * alike; one collective at a time per communicator, in order):
  *   1. turn: wait until s-1 finished here.  Every member had then finished
- *      reading s-1 (step 4), so nobody reads this header, ready or the
- *      buffers of s-1 any more: reset ready, write the header, then store
- *      seq = s (release).
+ *      with s-1 (step 4), so nobody reads this header or the buffers of s-1
+ *      any more: write the header, then store seq = s (release).
  *   2. meet: wait for every member's header of s (acquire) and compare the
  *      signatures (collective, bytes, datatype and op of reductions, root):
  *      on any difference every rank sees it before anyone reads a byte and
@@ -24,26 +23,29 @@
  *      per advance call, so a progress pass stays short (~20-50 us) and a
  *      sleeping compute thread gets its core back quickly.
  *   4. drain: store done = s; wait until every member's done >= s (nobody
- *      reads this rank's buffers any more: the user may reuse them); only
- *      then finish.
+ *      reads or writes this rank's buffers any more: the user may reuse
+ *      them); only then finish.
+ * Two waits per collective (meet, drain), whatever the rank count: each
+ * costs a cache-line round trip, or a scheduler slice when ranks
+ * outnumber cores.
  *
  * Segments.  COPY: read bytes [roff, roff+len) of one member's published
- * buffer into a local destination; when gated, piece [o, o+l) waits until
- * that member's ready >= o + l (it is a result the member is still
- * producing).  WRITE: the other direction (process_vm_writev), into a
- * member's output buffer.  REDUCE: for bytes [roff, roff+len) of every
- * member's input, reduce in member order 0..p-1 into a local destination
- * (or a private buffer then written to a member), piece by piece (the
- * first remote operand read straight into the destination, later ones
- * into an L2-sized buffer and reduced while hot); when publishing, ready
- * grows after each piece.  Each element is reduced exactly once, by one
+ * buffer into a local destination.  WRITE: the other direction
+ * (process_vm_writev), into a member's output buffer.  REDUCE: for bytes
+ * [roff, roff+len) of every member's input, reduce in member order 0..p-1
+ * into a local destination (or a private buffer then written to a
+ * member), piece by piece (the first remote operand read straight into the
+ * destination, later ones into an L2-sized buffer and reduced while hot);
+ * with fanout, each finished piece is then written, still hot, into every
+ * other member's output.  Each element is reduced exactly once, by one
  * rank, in a fixed order, and copied from there: results are bitwise the
  * same on every rank.  Who copies what is chosen so that every rank moves
  * about the same number of bytes (with 2 ranks both cores work on every
  * collective, also the rooted ones):
  *
- *   allreduce       REDUCE my slice of count/p into recvbuf (publish), then
- *                   COPY each other slice from its owner's recvbuf (gated)
+ *   allreduce       REDUCE my slice of count/p into recvbuf, fanning each
+ *                   piece out to every other rank's recvbuf (so nobody
+ *                   waits for another's progress inside the collective)
  *   reduce_scatter  REDUCE block me into recvbuf (in place, rank > 0: into
  *                   scratch, copied to recvbuf after the drain, because
  *                   rank 0 reads block 0 of that very buffer)
@@ -63,9 +65,9 @@
  *
  * In-place hazards: a slice the owner reduces in place is accumulated in a
  * private buffer and copied over its input piece only when all operands of
- * that piece were read; a peer overwrites slice j of its own in-place
- * buffer only with ready-gated pieces, i.e. after slice j's owner read that
- * piece from everyone.
+ * that piece were read; slice j of a member's in-place buffer is read only
+ * by slice j's owner, which writes the result piece over it after reading
+ * it (allreduce, reduce).
  */
 #include "node_direct.h"
 #include "reduce.h"
@@ -75,7 +77,6 @@
 #include <string.h>
 
 #define DIRECT_CHANNEL0  16          /* windows 16.. are this file's (0..15: shm_slots) */
-#define DIRECT_READY_OFF 128
 #define DIRECT_DONE_OFF  256
 #define DIRECT_FAIL_OFF  384
 #define DIRECT_WIN_MIN   512
@@ -100,18 +101,18 @@ typedef struct direct_seg {
     size_t woff;                     /* WRITE, remote REDUCE: offset in the peer's buffer */
     char *dst;                       /* COPY, local REDUCE: local destination */
     const char *src;                 /* WRITE: local source */
-    int gated;                       /* COPY: wait for the member's ready */
-    int publish;                     /* REDUCE: grow my ready after each piece */
+    int fanout;                      /* REDUCE: write each piece to every other member's
+                                        output at woff too */
 } direct_seg_t;
 
-#define SEG_READ(from, which, roff, len, dst, gated) \
-    ((direct_seg_t){ SEG_COPY, (from), (which), (roff), (len), 0, (dst), NULL, (gated), 0 })
+#define SEG_READ(from, which, roff, len, dst) \
+    ((direct_seg_t){ SEG_COPY, (from), (which), (roff), (len), 0, (dst), NULL, 0 })
 #define SEG_PUSH(to, which, woff, src, len) \
-    ((direct_seg_t){ SEG_WRITE, (to), (which), 0, (len), (woff), NULL, (src), 0, 0 })
-#define SEG_RED(roff, len, dst, publish) \
-    ((direct_seg_t){ SEG_REDUCE, -1, ADDR_IN, (roff), (len), 0, (dst), NULL, 0, (publish) })
+    ((direct_seg_t){ SEG_WRITE, (to), (which), 0, (len), (woff), NULL, (src), 0 })
+#define SEG_RED(roff, len, dst, fanout) \
+    ((direct_seg_t){ SEG_REDUCE, -1, ADDR_OUT, (roff), (len), (roff), (dst), NULL, (fanout) })
 #define SEG_RED_TO(to, roff, len, woff) \
-    ((direct_seg_t){ SEG_REDUCE, (to), ADDR_OUT, (roff), (len), (woff), NULL, NULL, 0, 0 })
+    ((direct_seg_t){ SEG_REDUCE, (to), ADDR_OUT, (roff), (len), (woff), NULL, NULL, 0 })
 
 struct node_direct {
     int n, me;
@@ -131,7 +132,6 @@ struct node_direct {
 };
 
 static inline direct_hdr_t *hdr_of(unsigned char *w) { return (direct_hdr_t *)w; }
-static inline uint64_t *ready_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_READY_OFF); }
 static inline uint64_t *done_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_DONE_OFF); }
 static inline uint64_t *fail_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_FAIL_OFF); }
 
@@ -259,9 +259,9 @@ static int get_seg(const direct_op_t *op, int i, direct_seg_t *sg)
     int j = (me + i) % n;   /* the member of segment i, starting with myself */
     switch (a->coll) {
     case PLX_COLL_ALLREDUCE:
-        /* my slice, published piece by piece; then every other slice from its owner */
-        if (i == 0) *sg = SEG_RED(slice_off(op, me), slice_len(op, me), rbuf + slice_off(op, me), 1);
-        else *sg = SEG_READ(j, ADDR_OUT, slice_off(op, j), slice_len(op, j), rbuf + slice_off(op, j), 1);
+        /* my slice, each piece fanned out to everyone as soon as it is done */
+        if (i > 0) return 0;
+        *sg = SEG_RED(slice_off(op, me), slice_len(op, me), rbuf + slice_off(op, me), 1);
         return 1;
     case PLX_COLL_REDUCE_SCATTER:
         if (i > 0) return 0;
@@ -281,7 +281,7 @@ static int get_seg(const direct_op_t *op, int i, direct_seg_t *sg)
             if (i == 0) *sg = SEG_PUSH(me, ADDR_OUT, 0, NULL, 0);
             else *sg = SEG_PUSH(j, ADDR_OUT, slice_off(op, me), rbuf + slice_off(op, me), slice_len(op, me));
         } else if (i == 0) {
-            *sg = SEG_READ(root, ADDR_OUT, slice_off(op, me), slice_len(op, me), rbuf + slice_off(op, me), 0);
+            *sg = SEG_READ(root, ADDR_OUT, slice_off(op, me), slice_len(op, me), rbuf + slice_off(op, me));
         } else {
             size_t len = j == root ? 0 : slice_len(op, me);
             *sg = SEG_PUSH(j, ADDR_OUT, slice_off(op, me), rbuf + slice_off(op, me), len);
@@ -289,11 +289,11 @@ static int get_seg(const direct_op_t *op, int i, direct_seg_t *sg)
         return 1;
     case PLX_COLL_ALLGATHER:
         /* segment 0 is my own block (nothing to do in place) */
-        *sg = SEG_READ(j, ADDR_IN, 0, (i == 0 && coll_in_place(a->sbuf)) ? 0 : N, rbuf + (size_t)j * N, 0);
+        *sg = SEG_READ(j, ADDR_IN, 0, (i == 0 && coll_in_place(a->sbuf)) ? 0 : N, rbuf + (size_t)j * N);
         return 1;
     case PLX_COLL_ALLTOALL:
         *sg = SEG_READ(j, ADDR_IN, (size_t)me * N, (i == 0 && coll_in_place(a->sbuf)) ? 0 : N,
-                       rbuf + (size_t)j * N, 0);
+                       rbuf + (size_t)j * N);
         return 1;
     case PLX_COLL_GATHER: {
         size_t h = head_bytes(op);
@@ -301,9 +301,9 @@ static int get_seg(const direct_op_t *op, int i, direct_seg_t *sg)
             if (i > 0) return 0;
             *sg = SEG_PUSH(root, ADDR_OUT, (size_t)me * N + h, (const char *)op->in + h, N - h);
         } else if (i == 0) {
-            *sg = SEG_READ(me, ADDR_IN, 0, coll_in_place(a->sbuf) ? 0 : N, rbuf + (size_t)me * N, 0);
+            *sg = SEG_READ(me, ADDR_IN, 0, coll_in_place(a->sbuf) ? 0 : N, rbuf + (size_t)me * N);
         } else {
-            *sg = SEG_READ(j, ADDR_IN, 0, h, rbuf + (size_t)j * N, 0);
+            *sg = SEG_READ(j, ADDR_IN, 0, h, rbuf + (size_t)j * N);
         }
         return 1;
     }
@@ -311,9 +311,9 @@ static int get_seg(const direct_op_t *op, int i, direct_seg_t *sg)
         size_t h = head_bytes(op);
         if (me != root) {
             if (i > 0) return 0;
-            *sg = SEG_READ(root, ADDR_IN, (size_t)me * N, h, rbuf, 0);
+            *sg = SEG_READ(root, ADDR_IN, (size_t)me * N, h, rbuf);
         } else if (i == 0) {
-            *sg = SEG_READ(me, ADDR_IN, (size_t)me * N, coll_in_place(a->rbuf) ? 0 : N, rbuf, 0);
+            *sg = SEG_READ(me, ADDR_IN, (size_t)me * N, coll_in_place(a->rbuf) ? 0 : N, rbuf);
         } else {
             *sg = SEG_PUSH(j, ADDR_OUT, h, (const char *)op->in + (size_t)j * N + h, N - h);
         }
@@ -396,7 +396,6 @@ static int turn(direct_op_t *op)
     op->in = in;
     unsigned char *w = nd->win[nd->me];
     direct_hdr_t *h = hdr_of(w);
-    __atomic_store_n(ready_of(w), 0, __ATOMIC_RELAXED);
     h->addr[ADDR_IN] = (uint64_t)(uintptr_t)in;
     h->addr[ADDR_OUT] = coll_in_place(a->rbuf) ? 0 : (uint64_t)(uintptr_t)a->rbuf;
     h->addr[ADDR_AUX] = (uint64_t)(uintptr_t)op->aux;
@@ -518,11 +517,15 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
     if (acc != d) memcpy(d, acc, l);
     if (a->op == PLX_AVG) plx_avg_finish(d, cnt, a->dt, n);
     if (remote) return push(op, sg->peer, nd->addr[sg->peer][sg->which] + sg->woff + o, d, l);
+    for (int k = 1; sg->fanout && k < n; k++) {   /* starting after me: spread the writers */
+        int m = (me + k) % n;
+        PLX_CHECK(push(op, m, nd->addr[m][sg->which] + sg->woff + o, d, l));
+    }
     return PLX_SUCCESS;
 }
 
 /* Step 3: one piece of work.  1 if a piece moved or the work is over (then
- * phase is DRAIN), 0 if waiting for a peer's result, -1 on error. */
+ * phase is DRAIN), -1 on error. */
 static int work(direct_op_t *op)
 {
     struct node_direct *nd = op->nd;
@@ -540,18 +543,12 @@ static int work(direct_op_t *op)
     size_t piece = nd->piece / op->es * op->es;
     if (l > piece) l = piece;
     plx_status_t st;
-    if (sg.kind == SEG_REDUCE) {
+    if (sg.kind == SEG_REDUCE)
         st = reduce_piece(op, &sg, o, l);
-        if (st == PLX_SUCCESS && sg.publish)
-            __atomic_store_n(ready_of(nd->win[nd->me]), (uint64_t)(o + l), __ATOMIC_RELEASE);
-    } else if (sg.kind == SEG_WRITE) {
+    else if (sg.kind == SEG_WRITE)
         st = push(op, sg.peer, nd->addr[sg.peer][sg.which] + sg.woff + o, sg.src + o, l);
-    } else {
-        if (sg.gated &&
-            __atomic_load_n(ready_of(nd->win[sg.peer]), __ATOMIC_ACQUIRE) < (uint64_t)(o + l))
-            return 0;
+    else
         st = pull(op, sg.peer, sg.dst + o, nd->addr[sg.peer][sg.which] + sg.roff + o, l);
-    }
     if (st != PLX_SUCCESS) {
         op->status = st;
         return -1;
@@ -640,10 +637,6 @@ int plx_direct_check(direct_op_t *op, double elapsed, double limit)
     size_t len = 0;
     int nmissing = 0;
     plx_status_t st = PLX_SUCCESS;
-    direct_seg_t sg;
-    int gated_on = -1;
-    if (op->phase == DIRECT_WORK && get_seg(op, op->seg, &sg) && sg.kind == SEG_COPY && sg.gated)
-        gated_on = sg.peer;
     for (int m = 0; m < nd->n; m++) {
         if (m == nd->me) continue;
         /* any dead member dooms the collective: its buffers, results or done flag never come */
@@ -656,8 +649,6 @@ int plx_direct_check(direct_op_t *op, double elapsed, double limit)
             missing = __atomic_load_n(&hdr_of(nd->win[m])->seq, __ATOMIC_ACQUIRE) != s;
         else if (op->phase == DIRECT_DRAIN)
             missing = __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) < s;
-        else if (op->phase == DIRECT_WORK)
-            missing = m == gated_on;
         if (!missing) continue;
         if (nmissing++ < 8 && len < sizeof list - 24)
             len += (size_t)snprintf(list + len, sizeof list - len, "%s%d (world %d)", len ? ", " : "",
@@ -665,7 +656,7 @@ int plx_direct_check(direct_op_t *op, double elapsed, double limit)
     }
     if (st == PLX_SUCCESS && elapsed < limit) return 0;
     if (st == PLX_SUCCESS) st = PLX_ERR_TIMEOUT;
-    static const char *const what[] = { "its turn", "the buffers", "a result", "done reading" };
+    static const char *const what[] = { "its turn", "the buffers", "(working)", "done reading" };
     const char *name = plx_coll_name(op->a.coll);
     if (st == PLX_ERR_PEER_FAILED)
         plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): a peer "
