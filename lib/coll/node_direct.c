@@ -656,17 +656,19 @@ int plx_direct_check(direct_op_t *op, double elapsed, double limit)
     }
     if (st == PLX_SUCCESS && elapsed < limit) return 0;
     if (st == PLX_SUCCESS) st = PLX_ERR_TIMEOUT;
-    static const char *const what[] = { "its turn", "the buffers", "(working)", "done reading" };
+    /* what this rank waits for, by phase; the ranks named after the last ": " */
+    static const char *const what[] = { "an earlier collective of this communicator to end here",
+                                        "rank(s) to enter the collective", "its own work",
+                                        "rank(s) to finish with this rank's buffers" };
     const char *name = plx_coll_name(op->a.coll);
     if (st == PLX_ERR_PEER_FAILED)
         plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): a peer "
-                  "failed; waiting for %s from rank(s) %s", name, c->id, c->rank, c->size,
-                  (unsigned long long)s, what[op->phase], nmissing ? list : "(none)");
+                  "failed; waiting for %s: %s", name, c->id, c->rank, c->size, (unsigned long long)s,
+                  what[op->phase], nmissing ? list : "none");
     else
         plx_error("plx_%s timed out after %g s on comm %u (rank %d of %d), node-local sequence %llu "
-                  "(direct): no %s from rank(s) %s", name, limit, c->id, c->rank, c->size,
-                  (unsigned long long)s, what[op->phase],
-                  nmissing ? list : "(an earlier collective of this communicator)");
+                  "(direct), waiting for %s: %s", name, limit, c->id, c->rank, c->size,
+                  (unsigned long long)s, what[op->phase], nmissing ? list : "none");
     fail(op, st);
     return 1;
 }
