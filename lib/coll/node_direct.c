@@ -8,7 +8,8 @@
  *   offset   0  header: seq, addr[3] (input, output, scratch), signature
  *   offset 256  done: the last sequence this rank finished reading and
  *               writing its peers' buffers
- *   offset 384  failed: the last sequence this rank gave up on
+ *   offset 384  failed: the last sequence this rank gave up on, and why
+ *               (its status at offset 392, written first)
  *
  * Protocol of collective number s (all ranks of the communicator count s
  * alike; one collective at a time per communicator, in order):
@@ -134,6 +135,14 @@ struct node_direct {
 static inline direct_hdr_t *hdr_of(unsigned char *w) { return (direct_hdr_t *)w; }
 static inline uint64_t *done_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_DONE_OFF); }
 static inline uint64_t *fail_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_FAIL_OFF); }
+static inline int32_t *fail_status_of(unsigned char *w) { return (int32_t *)(w + DIRECT_FAIL_OFF + 8); }
+
+/* Tell the peers that this rank gave up on collective seq with status st. */
+static void publish_failure(struct node_direct *nd, uint64_t seq, plx_status_t st)
+{
+    __atomic_store_n(fail_status_of(nd->win[nd->me]), (int32_t)st, __ATOMIC_RELAXED);
+    __atomic_store_n(fail_of(nd->win[nd->me]), seq, __ATOMIC_RELEASE);
+}
 
 /* ---- setup --------------------------------------------------------------- */
 static void nd_free(struct node_direct *nd)
@@ -436,7 +445,8 @@ static int signature_ok(direct_op_t *op, int m, const direct_hdr_t *h)
     return 0;
 }
 
-/* Step 2: every member's header of s. */
+/* Step 2: every member's header of s.  1 when all are there, 0 if not
+ * yet, -1 if a member already gave up on s. */
 static int meet(direct_op_t *op)
 {
     struct node_direct *nd = op->nd;
@@ -444,6 +454,16 @@ static int meet(direct_op_t *op)
         int m = op->next;
         direct_hdr_t *h = hdr_of(nd->win[m]);
         if (__atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) != op->seq) return 0;
+        if (__atomic_load_n(fail_of(nd->win[m]), __ATOMIC_ACQUIRE) >= op->seq) {
+            /* it already gave up on this one (we came too late): its buffers are not ours */
+            plx_status_t st = (plx_status_t)__atomic_load_n(fail_status_of(nd->win[m]), __ATOMIC_RELAXED);
+            plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): rank %d "
+                      "(world %d) gave up on it (%s)", plx_coll_name(op->a.coll), op->comm->id,
+                      op->comm->rank, op->comm->size, (unsigned long long)op->seq, m, nd->world[m],
+                      plx_strerror(st));
+            op->status = st;
+            return -1;
+        }
         for (int k = 0; k < 3; k++) nd->addr[m][k] = h->addr[k];
         if (op->status == PLX_SUCCESS && !signature_ok(op, m, h)) op->status = PLX_ERR_MISMATCH;
     }
@@ -584,7 +604,7 @@ static void fail(direct_op_t *op, plx_status_t st)
     op->phase = DIRECT_DONE;
     nd->broken = 1;
     nd->broken_status = st;
-    __atomic_store_n(fail_of(nd->win[nd->me]), op->seq, __ATOMIC_RELEASE);
+    publish_failure(nd, op->seq, st);
 }
 
 int plx_direct_advance(direct_op_t *op, int *moved)
@@ -607,7 +627,12 @@ int plx_direct_advance(direct_op_t *op, int *moved)
         op->phase = DIRECT_MEET;
     }
     if (op->phase == DIRECT_MEET) {
-        if (!meet(op)) return 0;
+        int r = meet(op);
+        if (r < 0) {
+            fail(op, op->status);
+            return 1;
+        }
+        if (!r) return 0;
         *moved = 1;
         /* a mismatch skips the work: nobody reads anything */
         op->phase = op->status == PLX_SUCCESS ? DIRECT_WORK : DIRECT_DRAIN;
@@ -637,13 +662,18 @@ int plx_direct_check(direct_op_t *op, double elapsed, double limit)
     size_t len = 0;
     int nmissing = 0;
     plx_status_t st = PLX_SUCCESS;
+    int gave_up = -1;
     for (int m = 0; m < nd->n; m++) {
         if (m == nd->me) continue;
         /* any dead member dooms the collective: its buffers, results or done flag never come */
         if (plx_peer_status(ctx, nd->world[m]) != PLX_SUCCESS) st = PLX_ERR_PEER_FAILED;
-        if (__atomic_load_n(fail_of(nd->win[m]), __ATOMIC_ACQUIRE) >= s && nd->local_done == s - 1 &&
-            st == PLX_SUCCESS)
-            st = PLX_ERR_PEER_FAILED;
+        /* a member that gave up on it (timeout, error) will never finish it either: end
+         * with its status */
+        if (st == PLX_SUCCESS && nd->local_done == s - 1 &&
+            __atomic_load_n(fail_of(nd->win[m]), __ATOMIC_ACQUIRE) >= s) {
+            st = (plx_status_t)__atomic_load_n(fail_status_of(nd->win[m]), __ATOMIC_RELAXED);
+            gave_up = m;
+        }
         int missing = 0;
         if (op->phase == DIRECT_MEET)
             missing = __atomic_load_n(&hdr_of(nd->win[m])->seq, __ATOMIC_ACQUIRE) != s;
@@ -661,7 +691,12 @@ int plx_direct_check(direct_op_t *op, double elapsed, double limit)
                                         "rank(s) to enter the collective", "its own work",
                                         "rank(s) to finish with this rank's buffers" };
     const char *name = plx_coll_name(op->a.coll);
-    if (st == PLX_ERR_PEER_FAILED)
+    if (gave_up >= 0)
+        plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): rank %d "
+                  "(world %d) gave up on it (%s); waiting for %s: %s", name, c->id, c->rank, c->size,
+                  (unsigned long long)s, gave_up, nd->world[gave_up], plx_strerror(st), what[op->phase],
+                  nmissing ? list : "none");
+    else if (st == PLX_ERR_PEER_FAILED)
         plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): a peer "
                   "failed; waiting for %s: %s", name, c->id, c->rank, c->size, (unsigned long long)s,
                   what[op->phase], nmissing ? list : "none");
@@ -725,7 +760,7 @@ static void phase_cancel(void *arg)
         struct node_direct *nd = ph->comm->direct_node;
         nd->broken = 1;
         nd->broken_status = PLX_ERR_PEER_FAILED;
-        __atomic_store_n(fail_of(nd->win[nd->me]), ph->seq, __ATOMIC_RELEASE);
+        publish_failure(nd, ph->seq, PLX_ERR_PEER_FAILED);
     } else if (ph->op.phase != DIRECT_DONE) {
         fail(&ph->op, PLX_ERR_PEER_FAILED);
     }
