@@ -131,6 +131,10 @@ struct plx_comm {
      * three states as slots_state */
     int direct_state;
     struct node_direct *direct;
+    /* the same among this rank's node-mates only: the node-local phases of
+     * the hierarchical collectives (lib/coll/hier.c) on a multi-node comm */
+    int direct_node_state;
+    struct node_direct *direct_node;
     struct hier_map *hier;     /* nodes of its ranks, for lib/coll/hier.c (built at first use) */
     char transports[32];       /* "shm", "ucx", "shm+ucx": who carries its traffic (first use) */
     unsigned tmask;            /* the same as bits: 1 << index in ctx->tl[] */

@@ -287,6 +287,14 @@ void sched_reduce3(plx_sched_t *s, void *dst, const void *a, const void *b, size
     st->op = op;
 }
 
+void sched_hook(plx_sched_t *s, const sched_hook_ops_t *ops, void *arg)
+{
+    sched_step_t *st = sched_add(s, SCHED_HOOK);
+    if (!st) return;
+    st->hook = ops;
+    st->dst = arg;
+}
+
 void sched_avg(plx_sched_t *s, void *buf, size_t count, plx_dtype_t dt, int divisor)
 {
     if (count == 0 || divisor == 1) return;   /* x / 1 == x for every type */
@@ -322,7 +330,8 @@ void sched_round(plx_sched_t *s)
 
 /* ---- running ------------------------------------------------------------------ */
 
-static int is_comm(const sched_step_t *st) { return st->kind <= SCHED_RECV; }
+/* Steps that complete later (messages and hooks), as opposed to local ones. */
+static int is_comm(const sched_step_t *st) { return st->kind <= SCHED_RECV || st->kind == SCHED_HOOK; }
 
 static int req_done(const sched_step_t *st)
 {
@@ -339,10 +348,20 @@ static int world_of(const plx_sched_t *s, int peer)
 /* Withdraw every posted request of the current round that has not completed. */
 static void cancel_outstanding(plx_sched_t *s)
 {
+    /* hooks of this round and the later ones: none will run any more */
+    int from = s->posted ? s->scan : s->cur < s->nrounds ? round_begin(s, s->cur) : s->nsteps;
+    for (int i = from; i < s->nsteps; i++) {
+        sched_step_t *st = &s->steps[i];
+        if (st->kind == SCHED_HOOK && !req_done(st)) {
+            st->hook->cancel(st->dst);
+            st->req.done = 1;
+        }
+    }
     if (!s->posted) return;
     for (int i = s->scan; i < s->post_end; i++) {
         sched_step_t *st = &s->steps[i];
-        if (is_comm(st) && !req_done(st)) plx_p2p_cancel(s->comm, st->peer, &st->req);
+        if (st->kind != SCHED_HOOK && is_comm(st) && !req_done(st))
+            plx_p2p_cancel(s->comm, st->peer, &st->req);
     }
     s->posted = 0;
 }
@@ -377,6 +396,11 @@ static void post_round(plx_sched_t *s)
         st->req.done = 0;
         st->req.status = PLX_SUCCESS;
         st->req.bytes = 0;
+        if (st->kind == SCHED_HOOK) {
+            s->post_end = i + 1;
+            if (st->hook->start(st->dst, &st->req.status)) st->req.done = 1;
+            continue;
+        }
         plx_status_t rc = st->kind == SCHED_SEND
             ? plx_p2p_isend(s->comm, st->peer, s->tag, st->src, st->bytes, &st->req)
             : plx_p2p_irecv(s->comm, st->peer, s->tag, st->dst, st->bytes, &st->req);
@@ -398,6 +422,7 @@ static void post_round(plx_sched_t *s)
 static plx_status_t check_step(plx_sched_t *s, const sched_step_t *st)
 {
     plx_status_t rc = st->req.status;
+    if (st->kind == SCHED_HOOK) return rc;   /* a failed hook logged its own message */
     if (st->kind == SCHED_RECV && (rc == PLX_SUCCESS || rc == PLX_ERR_TRUNCATE) &&
         st->req.bytes != st->bytes) {
         /* Every message size is known to both sides, so a mismatch means the
@@ -459,6 +484,14 @@ static int advance(plx_sched_t *s, int *moved)
             if (s->state != ST_RUNNING) break;
         }
         int e = s->round_end[s->cur];
+        /* hooks move only when driven: every one of the round, not just the
+         * first unfinished step (a message behind it may wait for it) */
+        for (int i = s->scan; i < s->post_end; i++) {
+            sched_step_t *st = &s->steps[i];
+            if (st->kind == SCHED_HOOK && !st->req.done &&
+                st->hook->advance(st->dst, &st->req.status))
+                st->req.done = 1;
+        }
         while (s->scan < e) {
             sched_step_t *st = &s->steps[s->scan];
             if (is_comm(st)) {
@@ -565,7 +598,7 @@ static plx_status_t check_peers(plx_sched_t *s)
     if (!s->posted) return PLX_SUCCESS;
     for (int i = s->scan; i < s->post_end; i++) {
         const sched_step_t *st = &s->steps[i];
-        if (!is_comm(st) || req_done(st)) continue;
+        if (!is_comm(st) || st->kind == SCHED_HOOK || req_done(st)) continue;
         int wr = world_of(s, st->peer);
         if (plx_peer_status(s->comm->ctx, wr) == PLX_ERR_PEER_FAILED) {
             char w[160];
@@ -580,6 +613,16 @@ static plx_status_t check_peers(plx_sched_t *s)
 int sched_check(plx_sched_t *s, double elapsed, double limit)
 {
     if (s->state != ST_RUNNING) return 0;
+    for (int i = s->scan; s->posted && i < s->post_end; i++) {
+        sched_step_t *st = &s->steps[i];
+        plx_status_t hs = PLX_SUCCESS;
+        if (st->kind == SCHED_HOOK && !req_done(st) && st->hook->check(st->dst, elapsed, limit, &hs)) {
+            st->req.status = hs;
+            st->req.done = 1;
+            sched_abort(s, hs);
+            return 1;
+        }
+    }
     plx_status_t rc = check_peers(s);
     if (rc != PLX_SUCCESS) {
         sched_abort(s, rc);
@@ -598,6 +641,12 @@ void sched_free(plx_sched_t *s)
 {
     if (!s) return;
     if (s->state == ST_RUNNING) cancel_outstanding(s);   /* the transport must forget our requests */
+    /* hooks of a schedule that never ran to its end (a failed build or start) */
+    for (int i = 0; i < s->nsteps; i++)
+        if (s->steps[i].kind == SCHED_HOOK && !s->steps[i].req.done) {
+            s->steps[i].hook->cancel(s->steps[i].dst);
+            s->steps[i].req.done = 1;
+        }
     sched_block_t *b = s->blocks;
     while (b) {
         sched_block_t *n = b->next;

@@ -31,8 +31,22 @@ typedef enum {
     SCHED_COPY,      /* memcpy(dst, src, bytes) (memmove if overlapping) */
     SCHED_REDUCE,    /* dst[i] = dst[i] op src[i] */
     SCHED_REDUCE3,   /* dst[i] = src[i] op src2[i] */
-    SCHED_AVG        /* dst[i] /= divisor (AVG finalisation) */
+    SCHED_AVG,       /* dst[i] /= divisor (AVG finalisation) */
+    SCHED_HOOK       /* work driven by callbacks (sched_hook), e.g. a node-local phase */
 } sched_kind_t;
+
+/* A step whose work is done by code outside the schedule (the single-copy
+ * node-local phase of lib/coll/hier.c): posted with the round like a
+ * message, advanced on every pass until it says it finished.  Each
+ * returns 1 when the work ended, with *st set (start may finish at once). */
+typedef struct sched_hook_ops {
+    int (*start)(void *arg, plx_status_t *st);
+    int (*advance)(void *arg, plx_status_t *st);
+    /* deadline / dead peer check (logs its own message) */
+    int (*check)(void *arg, double elapsed, double limit, plx_status_t *st);
+    /* the schedule ends early: never called again afterwards */
+    void (*cancel)(void *arg);
+} sched_hook_ops_t;
 
 typedef struct sched_step {
     uint8_t kind;
@@ -44,7 +58,8 @@ typedef struct sched_step {
     plx_dtype_t dt;
     plx_op_t op;
     int divisor;
-    plx_tl_req_t req;         /* SEND/RECV */
+    plx_tl_req_t req;         /* SEND/RECV; HOOK: done and status */
+    const sched_hook_ops_t *hook;   /* HOOK, with its argument in dst */
 } sched_step_t;
 
 typedef struct plx_sched plx_sched_t;
@@ -66,6 +81,8 @@ void sched_reduce(plx_sched_t *s, void *inout, const void *in, size_t count,
 void sched_reduce3(plx_sched_t *s, void *dst, const void *a, const void *b, size_t count,
                    plx_dtype_t dt, plx_op_t op);
 void sched_avg(plx_sched_t *s, void *buf, size_t count, plx_dtype_t dt, int divisor);
+/* A hook step in the current round (arg: e.g. sched_alloc memory). */
+void sched_hook(plx_sched_t *s, const sched_hook_ops_t *ops, void *arg);
 
 /* Close the current round: steps added after this belong to the next one.
  * Closing an empty round does nothing. */

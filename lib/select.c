@@ -14,17 +14,19 @@
  * allgather and barrier at 2 and 4 ranks; for bcast and reduce only at 2
  * ranks (with more ranks than cores its two-deep slot pipeline stalls the
  * root while p2p eager rings let it run ahead, so binomial wins).  The
- * schedule thresholds come from the same sweeps at 2 ranks. */
+ * schedule thresholds come from the same sweeps at 2 ranks.  From 64 KiB
+ * the single-copy collectives (direct) run wherever every rank shares the
+ * node and can be read with one copy (issue 11; perf/RESULTS.md). */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
-    "bcast:0-32K/2-2@shm_slots,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
-    "reduce:0-32K/2-2@shm_slots,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather;"
-    "allreduce:0-32K@shm_slots,0-inf@hier,0-16K@recursive_doubling,16K-inf@ring;"
-    "allgather:0-32K@shm_slots,0-inf@hier,0-32K@bruck,32K-inf@ring;"
-    "reduce_scatter:0-16K@recursive_halving,16K-inf@ring;"
-    "alltoall:0-4K@linear,4K-inf@pairwise;"
-    "gather:0-32K@binomial,32K-inf@linear;"
-    "scatter:0-32K@binomial,32K-inf@linear";
+    "bcast:0-32K/2-2@shm_slots,64K-inf@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
+    "reduce:0-32K/2-2@shm_slots,64K-inf@direct,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather;"
+    "allreduce:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-16K@recursive_doubling,16K-inf@ring;"
+    "allgather:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-32K@bruck,32K-inf@ring;"
+    "reduce_scatter:64K-inf@direct,0-16K@recursive_halving,16K-inf@ring;"
+    "alltoall:64K-inf@direct,0-4K@linear,4K-inf@pairwise;"
+    "gather:64K-inf@direct,0-32K@binomial,32K-inf@linear;"
+    "scatter:64K-inf@direct,0-32K@binomial,32K-inf@linear";
 
 #define MAX_RANGES 16
 

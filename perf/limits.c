@@ -15,14 +15,29 @@
  *            pinned to the first two CPUs this process may use (if it may
  *            use two).
  *
- * Build: cc -O2 -o limits perf/limits.c          (perf/compare does that)
+ *   cma      single-copy reads between two processes, the inputs of the
+ *            single-copy collectives' model (lib/coll/node_direct.c,
+ *            perf/RESULTS.md): process_vm_readv of SIZE bytes of another
+ *            process's buffer in PIECE-byte steps (default 128 KiB, the
+ *            PLX_DIRECT_PIECE default) straight into a SIZE-byte destination
+ *            ("cma"); the same into a PIECE-sized buffer then added as
+ *            float32 with a local SIZE-byte input into a SIZE-byte
+ *            destination ("cma+add", what a reduction slice costs); and both
+ *            again with the two processes doing it to each other at the
+ *            same time ("pair": each one's rate while both cores copy).
+ *            GB/s = bytes of the remote buffer per second, best of REPS.
+ *
+ * Build: cc -O3 -o limits perf/limits.c          (perf/compare does that;
+ *        -O3 vectorises the float32 add like the library's kernels)
  * Usage: limits [-s SIZE] [-r REPS] [-t TRIPS] [--no-pin] [--csv]
  *   -s SIZE   memcpy size, K/M/G suffixes (default 64M)
  *   -r REPS   memcpy repetitions, the best counts (default 10)
  *   -t TRIPS  round trips measured (default 200000, in batches of 100)
+ *   -p PIECE  cma piece size (default 128K)
  *   --csv     print "metric,value,unit" rows instead of prose:
  *             memcpy_gbps,<GB/s>,GB/s   memcpy_bytes,<SIZE>,B
  *             rtt_us,<median>,us        rtt_min_us,<min batch>,us
+ *             cma_gbps, cma_add_gbps, cma_pair_gbps, cma_add_pair_gbps (GB/s)
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -32,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -145,35 +161,142 @@ static void rtt_us(long trips, int pin, double *med, double *min)
     munmap(page, 4096);
 }
 
+/* ---- single-copy reads ----------------------------------------------- */
+typedef struct cma_shared {
+    volatile uint64_t addr[2];     /* each process's source buffer */
+    volatile int ready[2], go, done[2];
+    volatile double secs[2][2];    /* [process][0: cma, 1: cma+add] best times */
+} cma_shared_t;
+
+/* One pass: SIZE bytes of pid's buffer at raddr, in pieces, into dst (add:
+ * into tmp, then dst = mine + tmp as float32).  Seconds, or -1. */
+static void add_f32(float *restrict d, const float *restrict a, const float *restrict b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) d[i] = a[i] + b[i];
+}
+
+static double cma_pass(pid_t pid, uint64_t raddr, char *dst, const char *mine, char *tmp, size_t size,
+                       size_t piece, int add)
+{
+    double t0 = now_s();
+    for (size_t off = 0; off < size; off += piece) {
+        size_t l = size - off < piece ? size - off : piece;
+        struct iovec lv = { add ? tmp : dst + off, l }, rv = { (void *)(uintptr_t)(raddr + off), l };
+        if (process_vm_readv(pid, &lv, 1, &rv, 1, 0) != (ssize_t)l) return -1;
+        if (add)
+            add_f32((float *)(void *)(dst + off), (const float *)(const void *)(mine + off),
+                    (const float *)(void *)tmp, l / sizeof(float));
+    }
+    return now_s() - t0;
+}
+
+/* Process `me` (0 or 1) of the measurement: best times of REPS passes of
+ * each kind, alone (only process 0 reads) and as a pair. */
+static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t piece, int reps, int pair)
+{
+    char *dst = malloc(size), *mine = malloc(size), *tmp = malloc(piece);
+    if (!dst || !mine || !tmp) { fprintf(stderr, "limits: cannot allocate for cma\n"); exit(1); }
+    memset(dst, 1, size);
+    memset(mine, 2, size);
+    memset(tmp, 3, piece);
+    sh->addr[me] = (uint64_t)(uintptr_t)mine;
+    __atomic_store_n(&sh->ready[me], 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&sh->ready[1 - me], __ATOMIC_ACQUIRE)) sched_yield();
+    for (int add = 0; add < 2; add++) {
+        double best = 1e30;
+        for (int r = 0; r < reps; r++) {
+            /* both start together: a shared counter of passes */
+            __atomic_add_fetch(&sh->go, 1, __ATOMIC_ACQ_REL);
+            int want = 2 * (add * reps + r + 1);
+            while (__atomic_load_n(&sh->go, __ATOMIC_ACQUIRE) < want) sched_yield();
+            if (pair || me == 0) {
+                double t = cma_pass(other, sh->addr[1 - me], dst, mine, tmp, size, piece, add);
+                if (t < 0) { sh->secs[me][add] = -1; break; }
+                if (t < best) best = t;
+            }
+        }
+        if (sh->secs[me][add] >= 0) sh->secs[me][add] = best;
+    }
+    /* the other one may still be reading my buffer */
+    __atomic_store_n(&sh->done[me], 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&sh->done[1 - me], __ATOMIC_ACQUIRE)) sched_yield();
+    free(dst);
+    free(mine);
+    free(tmp);
+}
+
+/* gbps[0..3]: cma, cma+add (one process reading), then each as a pair
+ * (the slower of the two processes); -1 where process_vm_readv is refused. */
+static void cma_gbps(size_t size, size_t piece, int reps, int pin, double gbps[4])
+{
+    for (int pair = 0; pair < 2; pair++) {
+        cma_shared_t *sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (sh == MAP_FAILED) { perror("limits: mmap"); exit(1); }
+        memset((void *)sh, 0, sizeof *sh);
+        pid_t parent = getpid();
+        pid_t pid = fork();
+        if (pid < 0) { perror("limits: fork"); exit(1); }
+        if (pid == 0) {
+            if (pin) pin_to(1);
+            alarm(300);
+            cma_side(sh, 1, parent, size, piece, reps, pair);
+            _exit(0);
+        }
+        if (pin) pin_to(0);
+        cma_side(sh, 0, pid, size, piece, reps, pair);
+        int st;
+        waitpid(pid, &st, 0);
+        for (int add = 0; add < 2; add++) {
+            double t = sh->secs[0][add];
+            if (pair && sh->secs[1][add] > t) t = sh->secs[1][add];
+            if (pair && sh->secs[1][add] < 0) t = -1;
+            gbps[pair * 2 + add] = t > 0 ? (double)size / t / 1e9 : -1;
+        }
+        munmap((void *)sh, 4096);
+    }
+}
+
 int main(int argc, char **argv)
 {
     size_t size = 64u << 20;
     int reps = 10, csv = 0, pin = 1;
     long trips = 200000;
+    size_t piece = 128u << 10;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-s") && v) { if (parse_size(v, &size)) goto bad; i++; }
         else if (!strcmp(a, "-r") && v) { reps = atoi(v); i++; if (reps < 1) goto bad; }
         else if (!strcmp(a, "-t") && v) { trips = atol(v); i++; if (trips < 1) goto bad; }
+        else if (!strcmp(a, "-p") && v) { if (parse_size(v, &piece) || piece % 4) goto bad; i++; }
         else if (!strcmp(a, "--csv")) csv = 1;
         else if (!strcmp(a, "--no-pin")) pin = 0;
         else goto bad;
     }
     double gbps = memcpy_gbps(size, reps), med, min;
     rtt_us(trips, pin, &med, &min);
+    double cma[4];
+    cma_gbps(size, piece, reps < 5 ? reps : 5, pin, cma);
     if (csv) {
         printf("metric,value,unit\n");
         printf("memcpy_gbps,%.3f,GB/s\n", gbps);
         printf("memcpy_bytes,%zu,B\n", size);
         printf("rtt_us,%.4f,us\n", med);
         printf("rtt_min_us,%.4f,us\n", min);
+        printf("cma_gbps,%.3f,GB/s\n", cma[0]);
+        printf("cma_add_gbps,%.3f,GB/s\n", cma[1]);
+        printf("cma_pair_gbps,%.3f,GB/s\n", cma[2]);
+        printf("cma_add_pair_gbps,%.3f,GB/s\n", cma[3]);
+        printf("cma_piece_bytes,%zu,B\n", piece);
     } else {
         printf("memcpy, one core, %zu bytes, best of %d: %.2f GB/s (bytes copied per second)\n", size, reps, gbps);
         printf("cache-line round trip between 2 processes (MAP_SHARED, spinning%s): median %.3f us, best batch %.3f us (%ld trips)\n",
                pin ? ", pinned" : "", med, min, (trips / BATCH) * (long)BATCH);
+        printf("process_vm_readv of another process's %zu bytes in %zu-byte pieces: %.2f GB/s into the "
+               "destination, %.2f GB/s read-and-add (float32); both processes at once: %.2f / %.2f GB/s each\n",
+               size, piece, cma[0], cma[1], cma[2], cma[3]);
     }
     return 0;
 bad:
-    fprintf(stderr, "usage: limits [-s SIZE] [-r REPS] [-t TRIPS] [--no-pin] [--csv]\n");
+    fprintf(stderr, "usage: limits [-s SIZE] [-r REPS] [-t TRIPS] [-p PIECE] [--no-pin] [--csv]\n");
     return 2;
 }

@@ -15,6 +15,11 @@
  *              blocks; local bcast of the whole result
  *   barrier    local arrive; dissemination among leaders; local release
  *
+ * From HIER_DIRECT_MIN bytes the node-local phases (the reduce to the
+ * leader, the final bcast) run as single-copy collectives among the node's
+ * ranks (lib/coll/node_direct.c) instead of whole-vector messages to and
+ * from the leader, where every rank of the node can read the others.
+ *
  * The leader of a node is its lowest communicator rank; nodes are numbered
  * in order of their first rank.  Everything is a schedule on the parent
  * communicator (one tag), so no sub-communicator has to be agreed on.
@@ -23,6 +28,7 @@
  */
 #include "coll.h"
 #include "hier.h"
+#include "node_direct.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +99,28 @@ static int leader(const struct hier_map *h, int node) { return h->members[h->sta
 static int nlocal(const struct hier_map *h, int node) { return h->start[node + 1] - h->start[node]; }
 static int local(const struct hier_map *h, int node, int k) { return h->members[h->start[node] + k]; }
 
+/* Node-local phases from this many bytes run single-copy (direct), where
+ * the node's ranks allow it: below it the leader's eager messages win. */
+#define HIER_DIRECT_MIN (64u << 10)
+
+static int node_direct(plx_comm_t comm, const struct hier_map *h, size_t bytes)
+{
+    int nl = nlocal(h, h->my_node);
+    return bytes >= HIER_DIRECT_MIN && nl > 1 &&
+           plx_direct_node_can_run(comm, &h->members[h->start[h->my_node]], nl);
+}
+
+/* A direct node-local phase of collective c among my node's ranks, rooted
+ * at the leader (member 0), as one round. */
+static void direct_phase(plx_sched_t *s, plx_comm_t comm, plx_coll_t c, const void *sbuf, void *rbuf,
+                         size_t count, plx_dtype_t dt, plx_op_t op)
+{
+    coll_args_t a = { .coll = c, .sbuf = sbuf, .rbuf = rbuf, .count = count, .dt = dt, .op = op,
+                      .root = 0 };
+    plx_direct_sched_phase(s, comm, &a);
+    sched_round(s);
+}
+
 /* Recursive doubling allreduce of buf among the leaders (this rank is the
  * leader of node me); tmp holds bytes.  Non-powers of two: the first 2*rem
  * leaders pair up, the even one lends its vector to the odd one and gets
@@ -156,6 +184,20 @@ plx_status_t coll_allreduce_hier(plx_sched_t *s, plx_comm_t comm, const coll_arg
     const void *in = coll_in_place(a->sbuf) ? a->rbuf : a->sbuf;
     int lead = leader(h, h->my_node);
     plx_op_t op = coll_reduce_op(a->op);
+    if (node_direct(comm, h, bytes)) {
+        int is_lead = comm->rank == lead;
+        direct_phase(s, comm, PLX_COLL_REDUCE, is_lead && in == a->rbuf ? PLX_IN_PLACE : in, a->rbuf, n,
+                     a->dt, op);
+        if (is_lead) {
+            leaders_allreduce(s, h, a->rbuf, sched_alloc(s, bytes), n, a->dt, op);
+            if (a->op == PLX_AVG) {
+                sched_avg(s, a->rbuf, n, a->dt, comm->size);
+                sched_round(s);
+            }
+        }
+        direct_phase(s, comm, PLX_COLL_BCAST, a->rbuf, a->rbuf, n, a->dt, PLX_SUM);
+        return PLX_SUCCESS;
+    }
     if (comm->rank != lead) {
         sched_send(s, lead, in, bytes);
         sched_round(s);
@@ -182,10 +224,13 @@ plx_status_t coll_bcast_hier(plx_sched_t *s, plx_comm_t comm, const coll_args_t 
     void *buf = a->rbuf;
     int root = a->root, rnode = h->node[root], rlead = leader(h, rnode);
     int me = comm->rank, lead = leader(h, h->my_node);
+    int direct = node_direct(comm, h, bytes);
     if (me != lead) {
         if (me == root) sched_send(s, rlead, buf, bytes);
-        else sched_recv(s, lead, buf, bytes);
+        else if (!direct) sched_recv(s, lead, buf, bytes);
         sched_round(s);
+        /* (the root takes part too: it is one of the node's ranks) */
+        if (direct) direct_phase(s, comm, PLX_COLL_BCAST, buf, buf, a->count, a->dt, PLX_SUM);
         return PLX_SUCCESS;
     }
     if (me == rlead && root != me) {
@@ -202,6 +247,10 @@ plx_status_t coll_bcast_hier(plx_sched_t *s, plx_comm_t comm, const coll_args_t 
     for (int m = low >> 1; m > 0; m >>= 1)
         if (vr + m < L) sched_send(s, leader(h, (vr + m + rnode) % L), buf, bytes);
     sched_round(s);
+    if (direct) {
+        direct_phase(s, comm, PLX_COLL_BCAST, buf, buf, a->count, a->dt, PLX_SUM);
+        return PLX_SUCCESS;
+    }
     for (int k = 1; k < nlocal(h, h->my_node); k++)
         if (local(h, h->my_node, k) != root) sched_send(s, local(h, h->my_node, k), buf, bytes);
     sched_round(s);
@@ -217,8 +266,10 @@ plx_status_t coll_reduce_hier(plx_sched_t *s, plx_comm_t comm, const coll_args_t
     int rnode = h->node[root], rlead = leader(h, rnode);
     const void *in = coll_in_place(a->sbuf) ? a->rbuf : a->sbuf;
     plx_op_t op = coll_reduce_op(a->op);
+    int direct = node_direct(comm, h, bytes);
     if (me != lead) {
-        sched_send(s, lead, in, bytes);
+        if (direct) direct_phase(s, comm, PLX_COLL_REDUCE, in, NULL, n, a->dt, op);
+        else sched_send(s, lead, in, bytes);
         sched_round(s);
         if (me == root) {
             sched_recv(s, rlead, a->rbuf, bytes);
@@ -228,7 +279,8 @@ plx_status_t coll_reduce_hier(plx_sched_t *s, plx_comm_t comm, const coll_args_t
         return PLX_SUCCESS;
     }
     void *acc = me == root ? a->rbuf : sched_alloc(s, bytes);
-    local_reduce_to_leader(s, h, acc, in, n, a->dt, op);
+    if (direct) direct_phase(s, comm, PLX_COLL_REDUCE, in == acc ? PLX_IN_PLACE : in, acc, n, a->dt, op);
+    else local_reduce_to_leader(s, h, acc, in, n, a->dt, op);
     /* binomial reduce among leaders toward root's node */
     int L = h->nnodes, vr = (h->my_node - rnode + L) % L;
     void *tmp = sched_alloc(s, bytes);
@@ -263,10 +315,13 @@ plx_status_t coll_allgather_hier(plx_sched_t *s, plx_comm_t comm, const coll_arg
     char *out = a->rbuf;
     int me = comm->rank, lead = leader(h, h->my_node), p = comm->size;
     const void *in = coll_in_place(a->sbuf) ? out + (size_t)me * blk : a->sbuf;
+    /* the final node-local bcast of the whole result, single copy when large */
+    int direct = node_direct(comm, h, (size_t)p * blk);
     if (me != lead) {
         sched_send(s, lead, in, blk);
         sched_round(s);
-        sched_recv(s, lead, out, (size_t)p * blk);
+        if (direct) direct_phase(s, comm, PLX_COLL_BCAST, out, out, (size_t)p * blk, PLX_UINT8, PLX_SUM);
+        else sched_recv(s, lead, out, (size_t)p * blk);
         sched_round(s);
         return PLX_SUCCESS;
     }
@@ -290,6 +345,10 @@ plx_status_t coll_allgather_hier(plx_sched_t *s, plx_comm_t comm, const coll_arg
         }
     }
     sched_round(s);
+    if (direct) {
+        direct_phase(s, comm, PLX_COLL_BCAST, out, out, (size_t)p * blk, PLX_UINT8, PLX_SUM);
+        return PLX_SUCCESS;
+    }
     for (int k = 1; k < nlocal(h, mn); k++) sched_send(s, local(h, mn, k), out, (size_t)p * blk);
     sched_round(s);
     return PLX_SUCCESS;

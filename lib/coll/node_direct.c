@@ -6,16 +6,16 @@
  * are never reused within a context):
  *
  *   offset   0  header: seq, addr[3] (input, output, scratch), signature
- *   offset 128  ready: bytes of this rank's published result finished
- *   offset 256  done: the last sequence this rank finished reading
- *   offset 384  failed: the last sequence this rank gave up on
+ *   offset 256  done: the last sequence this rank finished reading and
+ *               writing its peers' buffers
+ *   offset 384  failed: the last sequence this rank gave up on, and why
+ *               (its status at offset 392, written first)
  *
  * Protocol of collective number s (all ranks of the communicator count s
  * alike; one collective at a time per communicator, in order):
  *   1. turn: wait until s-1 finished here.  Every member had then finished
- *      reading s-1 (step 4), so nobody reads this header, ready or the
- *      buffers of s-1 any more: reset ready, write the header, then store
- *      seq = s (release).
+ *      with s-1 (step 4), so nobody reads this header or the buffers of s-1
+ *      any more: write the header, then store seq = s (release).
  *   2. meet: wait for every member's header of s (acquire) and compare the
  *      signatures (collective, bytes, datatype and op of reductions, root):
  *      on any difference every rank sees it before anyone reads a byte and
@@ -24,26 +24,29 @@
  *      per advance call, so a progress pass stays short (~20-50 us) and a
  *      sleeping compute thread gets its core back quickly.
  *   4. drain: store done = s; wait until every member's done >= s (nobody
- *      reads this rank's buffers any more: the user may reuse them); only
- *      then finish.
+ *      reads or writes this rank's buffers any more: the user may reuse
+ *      them); only then finish.
+ * Two waits per collective (meet, drain), whatever the rank count: each
+ * costs a cache-line round trip, or a scheduler slice when ranks
+ * outnumber cores.
  *
  * Segments.  COPY: read bytes [roff, roff+len) of one member's published
- * buffer into a local destination; when gated, piece [o, o+l) waits until
- * that member's ready >= o + l (it is a result the member is still
- * producing).  WRITE: the other direction (process_vm_writev), into a
- * member's output buffer.  REDUCE: for bytes [roff, roff+len) of every
- * member's input, reduce in member order 0..p-1 into a local destination
- * (or a private buffer then written to a member), piece by piece (the
- * first remote operand read straight into the destination, later ones
- * into an L2-sized buffer and reduced while hot); when publishing, ready
- * grows after each piece.  Each element is reduced exactly once, by one
+ * buffer into a local destination.  WRITE: the other direction
+ * (process_vm_writev), into a member's output buffer.  REDUCE: for bytes
+ * [roff, roff+len) of every member's input, reduce in member order 0..p-1
+ * into a local destination (or a private buffer then written to a
+ * member), piece by piece (the first remote operand read straight into the
+ * destination, later ones into an L2-sized buffer and reduced while hot);
+ * with fanout, each finished piece is then written, still hot, into every
+ * other member's output.  Each element is reduced exactly once, by one
  * rank, in a fixed order, and copied from there: results are bitwise the
  * same on every rank.  Who copies what is chosen so that every rank moves
  * about the same number of bytes (with 2 ranks both cores work on every
  * collective, also the rooted ones):
  *
- *   allreduce       REDUCE my slice of count/p into recvbuf (publish), then
- *                   COPY each other slice from its owner's recvbuf (gated)
+ *   allreduce       REDUCE my slice of count/p into recvbuf, fanning each
+ *                   piece out to every other rank's recvbuf (so nobody
+ *                   waits for another's progress inside the collective)
  *   reduce_scatter  REDUCE block me into recvbuf (in place, rank > 0: into
  *                   scratch, copied to recvbuf after the drain, because
  *                   rank 0 reads block 0 of that very buffer)
@@ -63,9 +66,9 @@
  *
  * In-place hazards: a slice the owner reduces in place is accumulated in a
  * private buffer and copied over its input piece only when all operands of
- * that piece were read; a peer overwrites slice j of its own in-place
- * buffer only with ready-gated pieces, i.e. after slice j's owner read that
- * piece from everyone.
+ * that piece were read; slice j of a member's in-place buffer is read only
+ * by slice j's owner, which writes the result piece over it after reading
+ * it (allreduce, reduce).
  */
 #include "node_direct.h"
 #include "reduce.h"
@@ -75,7 +78,6 @@
 #include <string.h>
 
 #define DIRECT_CHANNEL0  16          /* windows 16.. are this file's (0..15: shm_slots) */
-#define DIRECT_READY_OFF 128
 #define DIRECT_DONE_OFF  256
 #define DIRECT_FAIL_OFF  384
 #define DIRECT_WIN_MIN   512
@@ -100,18 +102,18 @@ typedef struct direct_seg {
     size_t woff;                     /* WRITE, remote REDUCE: offset in the peer's buffer */
     char *dst;                       /* COPY, local REDUCE: local destination */
     const char *src;                 /* WRITE: local source */
-    int gated;                       /* COPY: wait for the member's ready */
-    int publish;                     /* REDUCE: grow my ready after each piece */
+    int fanout;                      /* REDUCE: write each piece to every other member's
+                                        output at woff too */
 } direct_seg_t;
 
-#define SEG_READ(from, which, roff, len, dst, gated) \
-    ((direct_seg_t){ SEG_COPY, (from), (which), (roff), (len), 0, (dst), NULL, (gated), 0 })
+#define SEG_READ(from, which, roff, len, dst) \
+    ((direct_seg_t){ SEG_COPY, (from), (which), (roff), (len), 0, (dst), NULL, 0 })
 #define SEG_PUSH(to, which, woff, src, len) \
-    ((direct_seg_t){ SEG_WRITE, (to), (which), 0, (len), (woff), NULL, (src), 0, 0 })
-#define SEG_RED(roff, len, dst, publish) \
-    ((direct_seg_t){ SEG_REDUCE, -1, ADDR_IN, (roff), (len), 0, (dst), NULL, 0, (publish) })
+    ((direct_seg_t){ SEG_WRITE, (to), (which), 0, (len), (woff), NULL, (src), 0 })
+#define SEG_RED(roff, len, dst, fanout) \
+    ((direct_seg_t){ SEG_REDUCE, -1, ADDR_OUT, (roff), (len), (roff), (dst), NULL, (fanout) })
 #define SEG_RED_TO(to, roff, len, woff) \
-    ((direct_seg_t){ SEG_REDUCE, (to), ADDR_OUT, (roff), (len), (woff), NULL, NULL, 0, 0 })
+    ((direct_seg_t){ SEG_REDUCE, (to), ADDR_OUT, (roff), (len), (woff), NULL, NULL, 0 })
 
 struct node_direct {
     int n, me;
@@ -131,9 +133,16 @@ struct node_direct {
 };
 
 static inline direct_hdr_t *hdr_of(unsigned char *w) { return (direct_hdr_t *)w; }
-static inline uint64_t *ready_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_READY_OFF); }
 static inline uint64_t *done_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_DONE_OFF); }
 static inline uint64_t *fail_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_FAIL_OFF); }
+static inline int32_t *fail_status_of(unsigned char *w) { return (int32_t *)(w + DIRECT_FAIL_OFF + 8); }
+
+/* Tell the peers that this rank gave up on collective seq with status st. */
+static void publish_failure(struct node_direct *nd, uint64_t seq, plx_status_t st)
+{
+    __atomic_store_n(fail_status_of(nd->win[nd->me]), (int32_t)st, __ATOMIC_RELAXED);
+    __atomic_store_n(fail_of(nd->win[nd->me]), seq, __ATOMIC_RELEASE);
+}
 
 /* ---- setup --------------------------------------------------------------- */
 static void nd_free(struct node_direct *nd)
@@ -150,13 +159,14 @@ static void nd_free(struct node_direct *nd)
     free(nd);
 }
 
-static int setup(plx_comm_t comm)
+/* The state of a collective among comm ranks members[0..n) (NULL: all of
+ * comm), this rank among them; NULL if they cannot run one. */
+static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
 {
     plx_context_t ctx = comm->ctx;
-    int n = comm->size;
-    if (comm->id >= 16) return -1;
+    if (comm->id >= 16) return NULL;
     struct node_direct *nd = calloc(1, sizeof *nd);
-    if (!nd) return -1;
+    if (!nd) return NULL;
     nd->win = calloc((size_t)n, sizeof *nd->win);
     nd->world = calloc((size_t)n, sizeof *nd->world);
     nd->ops = calloc((size_t)n, sizeof *nd->ops);
@@ -169,46 +179,61 @@ static int setup(plx_comm_t comm)
     nd->tmp = aligned_alloc(64, nd->piece);
     if (!nd->win || !nd->world || !nd->ops || !nd->tl || !nd->addr || !nd->acc || !nd->tmp)
         goto no;
-    for (int r = 0; r < n; r++) {
+    nd->me = -1;
+    for (int k = 0; k < n; k++) {
+        int r = members ? members[k] : k;
         int w = comm->world_rank[r];
+        if (r == comm->rank) nd->me = k;
         const plx_tl_ops_t *ops = ctx->tl[ctx->peer_tl[w]].ops;
         void *tl = ctx->tl[ctx->peer_tl[w]].state;
         if (!ops->coll_window || !ops->peer_read || !ops->peer_write) goto no;
         size_t b = 0;
-        nd->win[r] = ops->coll_window(tl, DIRECT_CHANNEL0 + (int)comm->id, w, &b);
-        if (!nd->win[r] || b < DIRECT_WIN_MIN) goto no;
+        nd->win[k] = ops->coll_window(tl, DIRECT_CHANNEL0 + (int)comm->id, w, &b);
+        if (!nd->win[k] || b < DIRECT_WIN_MIN) goto no;
         if (r != comm->rank && ops->peer_read(tl, w, NULL, 0, 0) != PLX_SUCCESS) {
             plx_info("direct: comm %u cannot read rank %d (world %d) with one copy; the "
                      "selector's next rules serve it", comm->id, r, w);
             goto no;
         }
-        nd->world[r] = w;
-        nd->ops[r] = ops;
-        nd->tl[r] = tl;
+        nd->world[k] = w;
+        nd->ops[k] = ops;
+        nd->tl[k] = tl;
     }
+    if (nd->me < 0) goto no;
     nd->n = n;
-    nd->me = comm->rank;
     nd->next_seq = 1;
-    comm->direct = nd;
-    return 1;
+    return nd;
 no:
     nd_free(nd);
-    return -1;
+    return NULL;
 }
 
 int plx_direct_can_run(plx_comm_t comm, size_t bytes)
 {
     (void)bytes;
     if (!comm) return 1;   /* printing the table: no communicator to judge */
-    if (comm->direct_state == 0) comm->direct_state = setup(comm);
+    if (comm->direct_state == 0) {
+        comm->direct = setup(comm, NULL, comm->size);
+        comm->direct_state = comm->direct ? 1 : -1;
+    }
     return comm->direct_state > 0;
+}
+
+int plx_direct_node_can_run(plx_comm_t comm, const int *members, int n)
+{
+    if (comm->direct_node_state == 0) {
+        comm->direct_node = setup(comm, members, n);
+        comm->direct_node_state = comm->direct_node ? 1 : -1;
+    }
+    return comm->direct_node_state > 0;
 }
 
 void plx_direct_release(plx_comm_t comm)
 {
     nd_free(comm->direct);
-    comm->direct = NULL;
-    comm->direct_state = 0;
+    nd_free(comm->direct_node);
+    comm->direct = comm->direct_node = NULL;
+    comm->direct_state = comm->direct_node_state = 0;
 }
 
 /* ---- the segments of each collective ------------------------------------- */
@@ -243,9 +268,9 @@ static int get_seg(const direct_op_t *op, int i, direct_seg_t *sg)
     int j = (me + i) % n;   /* the member of segment i, starting with myself */
     switch (a->coll) {
     case PLX_COLL_ALLREDUCE:
-        /* my slice, published piece by piece; then every other slice from its owner */
-        if (i == 0) *sg = SEG_RED(slice_off(op, me), slice_len(op, me), rbuf + slice_off(op, me), 1);
-        else *sg = SEG_READ(j, ADDR_OUT, slice_off(op, j), slice_len(op, j), rbuf + slice_off(op, j), 1);
+        /* my slice, each piece fanned out to everyone as soon as it is done */
+        if (i > 0) return 0;
+        *sg = SEG_RED(slice_off(op, me), slice_len(op, me), rbuf + slice_off(op, me), 1);
         return 1;
     case PLX_COLL_REDUCE_SCATTER:
         if (i > 0) return 0;
@@ -265,7 +290,7 @@ static int get_seg(const direct_op_t *op, int i, direct_seg_t *sg)
             if (i == 0) *sg = SEG_PUSH(me, ADDR_OUT, 0, NULL, 0);
             else *sg = SEG_PUSH(j, ADDR_OUT, slice_off(op, me), rbuf + slice_off(op, me), slice_len(op, me));
         } else if (i == 0) {
-            *sg = SEG_READ(root, ADDR_OUT, slice_off(op, me), slice_len(op, me), rbuf + slice_off(op, me), 0);
+            *sg = SEG_READ(root, ADDR_OUT, slice_off(op, me), slice_len(op, me), rbuf + slice_off(op, me));
         } else {
             size_t len = j == root ? 0 : slice_len(op, me);
             *sg = SEG_PUSH(j, ADDR_OUT, slice_off(op, me), rbuf + slice_off(op, me), len);
@@ -273,11 +298,11 @@ static int get_seg(const direct_op_t *op, int i, direct_seg_t *sg)
         return 1;
     case PLX_COLL_ALLGATHER:
         /* segment 0 is my own block (nothing to do in place) */
-        *sg = SEG_READ(j, ADDR_IN, 0, (i == 0 && coll_in_place(a->sbuf)) ? 0 : N, rbuf + (size_t)j * N, 0);
+        *sg = SEG_READ(j, ADDR_IN, 0, (i == 0 && coll_in_place(a->sbuf)) ? 0 : N, rbuf + (size_t)j * N);
         return 1;
     case PLX_COLL_ALLTOALL:
         *sg = SEG_READ(j, ADDR_IN, (size_t)me * N, (i == 0 && coll_in_place(a->sbuf)) ? 0 : N,
-                       rbuf + (size_t)j * N, 0);
+                       rbuf + (size_t)j * N);
         return 1;
     case PLX_COLL_GATHER: {
         size_t h = head_bytes(op);
@@ -285,9 +310,9 @@ static int get_seg(const direct_op_t *op, int i, direct_seg_t *sg)
             if (i > 0) return 0;
             *sg = SEG_PUSH(root, ADDR_OUT, (size_t)me * N + h, (const char *)op->in + h, N - h);
         } else if (i == 0) {
-            *sg = SEG_READ(me, ADDR_IN, 0, coll_in_place(a->sbuf) ? 0 : N, rbuf + (size_t)me * N, 0);
+            *sg = SEG_READ(me, ADDR_IN, 0, coll_in_place(a->sbuf) ? 0 : N, rbuf + (size_t)me * N);
         } else {
-            *sg = SEG_READ(j, ADDR_IN, 0, h, rbuf + (size_t)j * N, 0);
+            *sg = SEG_READ(j, ADDR_IN, 0, h, rbuf + (size_t)j * N);
         }
         return 1;
     }
@@ -295,9 +320,9 @@ static int get_seg(const direct_op_t *op, int i, direct_seg_t *sg)
         size_t h = head_bytes(op);
         if (me != root) {
             if (i > 0) return 0;
-            *sg = SEG_READ(root, ADDR_IN, (size_t)me * N, h, rbuf, 0);
+            *sg = SEG_READ(root, ADDR_IN, (size_t)me * N, h, rbuf);
         } else if (i == 0) {
-            *sg = SEG_READ(me, ADDR_IN, (size_t)me * N, coll_in_place(a->rbuf) ? 0 : N, rbuf, 0);
+            *sg = SEG_READ(me, ADDR_IN, (size_t)me * N, coll_in_place(a->rbuf) ? 0 : N, rbuf);
         } else {
             *sg = SEG_PUSH(j, ADDR_OUT, h, (const char *)op->in + (size_t)j * N + h, N - h);
         }
@@ -309,18 +334,22 @@ static int get_seg(const direct_op_t *op, int i, direct_seg_t *sg)
 }
 
 /* ---- start ----------------------------------------------------------------- */
-plx_status_t plx_direct_start(plx_comm_t comm, const coll_args_t *a, direct_op_t *op)
+static void op_init(plx_comm_t comm, struct node_direct *nd, const coll_args_t *a, direct_op_t *op)
 {
-    struct node_direct *nd = comm->direct;
     memset(op, 0, sizeof *op);
     op->comm = comm;
     op->nd = nd;
     op->a = *a;
-    op->seq = nd->next_seq++;
     op->es = plx_dtype_size(a->dt);
     op->bytes = a->count * op->es;
     op->phase = DIRECT_TURN;
     op->status = PLX_SUCCESS;
+}
+
+plx_status_t plx_direct_start(plx_comm_t comm, const coll_args_t *a, direct_op_t *op)
+{
+    op_init(comm, comm->direct, a, op);
+    op->seq = comm->direct->next_seq++;
     return PLX_SUCCESS;
 }
 
@@ -376,7 +405,6 @@ static int turn(direct_op_t *op)
     op->in = in;
     unsigned char *w = nd->win[nd->me];
     direct_hdr_t *h = hdr_of(w);
-    __atomic_store_n(ready_of(w), 0, __ATOMIC_RELAXED);
     h->addr[ADDR_IN] = (uint64_t)(uintptr_t)in;
     h->addr[ADDR_OUT] = coll_in_place(a->rbuf) ? 0 : (uint64_t)(uintptr_t)a->rbuf;
     h->addr[ADDR_AUX] = (uint64_t)(uintptr_t)op->aux;
@@ -417,7 +445,8 @@ static int signature_ok(direct_op_t *op, int m, const direct_hdr_t *h)
     return 0;
 }
 
-/* Step 2: every member's header of s. */
+/* Step 2: every member's header of s.  1 when all are there, 0 if not
+ * yet, -1 if a member already gave up on s. */
 static int meet(direct_op_t *op)
 {
     struct node_direct *nd = op->nd;
@@ -425,6 +454,16 @@ static int meet(direct_op_t *op)
         int m = op->next;
         direct_hdr_t *h = hdr_of(nd->win[m]);
         if (__atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) != op->seq) return 0;
+        if (__atomic_load_n(fail_of(nd->win[m]), __ATOMIC_ACQUIRE) >= op->seq) {
+            /* it already gave up on this one (we came too late): its buffers are not ours */
+            plx_status_t st = (plx_status_t)__atomic_load_n(fail_status_of(nd->win[m]), __ATOMIC_RELAXED);
+            plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): rank %d "
+                      "(world %d) gave up on it (%s)", plx_coll_name(op->a.coll), op->comm->id,
+                      op->comm->rank, op->comm->size, (unsigned long long)op->seq, m, nd->world[m],
+                      plx_strerror(st));
+            op->status = st;
+            return -1;
+        }
         for (int k = 0; k < 3; k++) nd->addr[m][k] = h->addr[k];
         if (op->status == PLX_SUCCESS && !signature_ok(op, m, h)) op->status = PLX_ERR_MISMATCH;
     }
@@ -498,11 +537,15 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
     if (acc != d) memcpy(d, acc, l);
     if (a->op == PLX_AVG) plx_avg_finish(d, cnt, a->dt, n);
     if (remote) return push(op, sg->peer, nd->addr[sg->peer][sg->which] + sg->woff + o, d, l);
+    for (int k = 1; sg->fanout && k < n; k++) {   /* starting after me: spread the writers */
+        int m = (me + k) % n;
+        PLX_CHECK(push(op, m, nd->addr[m][sg->which] + sg->woff + o, d, l));
+    }
     return PLX_SUCCESS;
 }
 
 /* Step 3: one piece of work.  1 if a piece moved or the work is over (then
- * phase is DRAIN), 0 if waiting for a peer's result, -1 on error. */
+ * phase is DRAIN), -1 on error. */
 static int work(direct_op_t *op)
 {
     struct node_direct *nd = op->nd;
@@ -520,18 +563,12 @@ static int work(direct_op_t *op)
     size_t piece = nd->piece / op->es * op->es;
     if (l > piece) l = piece;
     plx_status_t st;
-    if (sg.kind == SEG_REDUCE) {
+    if (sg.kind == SEG_REDUCE)
         st = reduce_piece(op, &sg, o, l);
-        if (st == PLX_SUCCESS && sg.publish)
-            __atomic_store_n(ready_of(nd->win[nd->me]), (uint64_t)(o + l), __ATOMIC_RELEASE);
-    } else if (sg.kind == SEG_WRITE) {
+    else if (sg.kind == SEG_WRITE)
         st = push(op, sg.peer, nd->addr[sg.peer][sg.which] + sg.woff + o, sg.src + o, l);
-    } else {
-        if (sg.gated &&
-            __atomic_load_n(ready_of(nd->win[sg.peer]), __ATOMIC_ACQUIRE) < (uint64_t)(o + l))
-            return 0;
+    else
         st = pull(op, sg.peer, sg.dst + o, nd->addr[sg.peer][sg.which] + sg.roff + o, l);
-    }
     if (st != PLX_SUCCESS) {
         op->status = st;
         return -1;
@@ -567,7 +604,7 @@ static void fail(direct_op_t *op, plx_status_t st)
     op->phase = DIRECT_DONE;
     nd->broken = 1;
     nd->broken_status = st;
-    __atomic_store_n(fail_of(nd->win[nd->me]), op->seq, __ATOMIC_RELEASE);
+    publish_failure(nd, op->seq, st);
 }
 
 int plx_direct_advance(direct_op_t *op, int *moved)
@@ -590,7 +627,12 @@ int plx_direct_advance(direct_op_t *op, int *moved)
         op->phase = DIRECT_MEET;
     }
     if (op->phase == DIRECT_MEET) {
-        if (!meet(op)) return 0;
+        int r = meet(op);
+        if (r < 0) {
+            fail(op, op->status);
+            return 1;
+        }
+        if (!r) return 0;
         *moved = 1;
         /* a mismatch skips the work: nobody reads anything */
         op->phase = op->status == PLX_SUCCESS ? DIRECT_WORK : DIRECT_DRAIN;
@@ -620,24 +662,23 @@ int plx_direct_check(direct_op_t *op, double elapsed, double limit)
     size_t len = 0;
     int nmissing = 0;
     plx_status_t st = PLX_SUCCESS;
-    direct_seg_t sg;
-    int gated_on = -1;
-    if (op->phase == DIRECT_WORK && get_seg(op, op->seg, &sg) && sg.kind == SEG_COPY && sg.gated)
-        gated_on = sg.peer;
+    int gave_up = -1;
     for (int m = 0; m < nd->n; m++) {
         if (m == nd->me) continue;
         /* any dead member dooms the collective: its buffers, results or done flag never come */
         if (plx_peer_status(ctx, nd->world[m]) != PLX_SUCCESS) st = PLX_ERR_PEER_FAILED;
-        if (__atomic_load_n(fail_of(nd->win[m]), __ATOMIC_ACQUIRE) >= s && nd->local_done == s - 1 &&
-            st == PLX_SUCCESS)
-            st = PLX_ERR_PEER_FAILED;
+        /* a member that gave up on it (timeout, error) will never finish it either: end
+         * with its status */
+        if (st == PLX_SUCCESS && nd->local_done == s - 1 &&
+            __atomic_load_n(fail_of(nd->win[m]), __ATOMIC_ACQUIRE) >= s) {
+            st = (plx_status_t)__atomic_load_n(fail_status_of(nd->win[m]), __ATOMIC_RELAXED);
+            gave_up = m;
+        }
         int missing = 0;
         if (op->phase == DIRECT_MEET)
             missing = __atomic_load_n(&hdr_of(nd->win[m])->seq, __ATOMIC_ACQUIRE) != s;
         else if (op->phase == DIRECT_DRAIN)
             missing = __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) < s;
-        else if (op->phase == DIRECT_WORK)
-            missing = m == gated_on;
         if (!missing) continue;
         if (nmissing++ < 8 && len < sizeof list - 24)
             len += (size_t)snprintf(list + len, sizeof list - len, "%s%d (world %d)", len ? ", " : "",
@@ -645,17 +686,95 @@ int plx_direct_check(direct_op_t *op, double elapsed, double limit)
     }
     if (st == PLX_SUCCESS && elapsed < limit) return 0;
     if (st == PLX_SUCCESS) st = PLX_ERR_TIMEOUT;
-    static const char *const what[] = { "its turn", "the buffers", "a result", "done reading" };
+    /* what this rank waits for, by phase; the ranks named after the last ": " */
+    static const char *const what[] = { "an earlier collective of this communicator to end here",
+                                        "rank(s) to enter the collective", "its own work",
+                                        "rank(s) to finish with this rank's buffers" };
     const char *name = plx_coll_name(op->a.coll);
-    if (st == PLX_ERR_PEER_FAILED)
+    if (gave_up >= 0)
+        plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): rank %d "
+                  "(world %d) gave up on it (%s); waiting for %s: %s", name, c->id, c->rank, c->size,
+                  (unsigned long long)s, gave_up, nd->world[gave_up], plx_strerror(st), what[op->phase],
+                  nmissing ? list : "none");
+    else if (st == PLX_ERR_PEER_FAILED)
         plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): a peer "
-                  "failed; waiting for %s from rank(s) %s", name, c->id, c->rank, c->size,
-                  (unsigned long long)s, what[op->phase], nmissing ? list : "(none)");
+                  "failed; waiting for %s: %s", name, c->id, c->rank, c->size, (unsigned long long)s,
+                  what[op->phase], nmissing ? list : "none");
     else
         plx_error("plx_%s timed out after %g s on comm %u (rank %d of %d), node-local sequence %llu "
-                  "(direct): no %s from rank(s) %s", name, limit, c->id, c->rank, c->size,
-                  (unsigned long long)s, what[op->phase],
-                  nmissing ? list : "(an earlier collective of this communicator)");
+                  "(direct), waiting for %s: %s", name, limit, c->id, c->rank, c->size,
+                  (unsigned long long)s, what[op->phase], nmissing ? list : "none");
     fail(op, st);
     return 1;
+}
+
+/* ---- the node-local phase of a schedule (lib/coll/hier.c) ------------------ */
+/* Its sequence number is taken when the schedule is built, not when the
+ * phase starts: node-mates build their schedules in the same order, but
+ * may start phases of different schedules in flight in different orders. */
+typedef struct direct_phase {
+    plx_comm_t comm;
+    coll_args_t a;
+    uint64_t seq;
+    int started;
+    direct_op_t op;
+} direct_phase_t;
+
+static int phase_start(void *arg, plx_status_t *st)
+{
+    direct_phase_t *ph = arg;
+    op_init(ph->comm, ph->comm->direct_node, &ph->a, &ph->op);
+    ph->op.seq = ph->seq;
+    ph->started = 1;
+    int moved = 0;
+    if (!plx_direct_advance(&ph->op, &moved)) return 0;
+    *st = ph->op.status;
+    return 1;
+}
+
+static int phase_advance(void *arg, plx_status_t *st)
+{
+    direct_phase_t *ph = arg;
+    int moved = 0;
+    if (!plx_direct_advance(&ph->op, &moved)) return 0;
+    *st = ph->op.status;
+    return 1;
+}
+
+static int phase_check(void *arg, double elapsed, double limit, plx_status_t *st)
+{
+    direct_phase_t *ph = arg;
+    if (!plx_direct_check(&ph->op, elapsed, limit)) return 0;
+    *st = ph->op.status;
+    return 1;
+}
+
+static void phase_cancel(void *arg)
+{
+    direct_phase_t *ph = arg;
+    /* the schedule failed elsewhere: node-mates may be anywhere in this
+     * phase, so it is broken for them too; one that never started leaves
+     * a hole in the sequence, so every later one fails at once instead of
+     * waiting for its turn */
+    if (!ph->started) {
+        struct node_direct *nd = ph->comm->direct_node;
+        nd->broken = 1;
+        nd->broken_status = PLX_ERR_PEER_FAILED;
+        publish_failure(nd, ph->seq, PLX_ERR_PEER_FAILED);
+    } else if (ph->op.phase != DIRECT_DONE) {
+        fail(&ph->op, PLX_ERR_PEER_FAILED);
+    }
+}
+
+static const sched_hook_ops_t phase_ops = { phase_start, phase_advance, phase_check, phase_cancel };
+
+void plx_direct_sched_phase(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a)
+{
+    direct_phase_t *ph = sched_alloc(s, sizeof *ph);
+    if (!ph) return;   /* recorded in the schedule */
+    ph->comm = comm;
+    ph->a = *a;
+    ph->seq = comm->direct_node->next_seq++;
+    ph->started = 0;
+    sched_hook(s, &phase_ops, ph);
 }

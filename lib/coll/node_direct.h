@@ -56,6 +56,15 @@ int plx_direct_advance(direct_op_t *op, int *moved);
 /* Timeout / dead peer check for the progress engine: ends the op with a
  * message naming the ranks waited for; 1 if it ended it. */
 int plx_direct_check(direct_op_t *op, double elapsed, double limit);
+/* The node-local phase of a hierarchical collective: can the comm ranks
+ * members[0..n) (this rank among them, all on this node) run one?  The
+ * answer is kept for comm (one node group per communicator). */
+int plx_direct_node_can_run(plx_comm_t comm, const int *members, int n);
+/* Append that phase to schedule s as one step of the current round: a
+ * with every rank and root counted among the members (after
+ * plx_direct_node_can_run said yes). */
+void plx_direct_sched_phase(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+
 /* Free comm's state (finalize). */
 void plx_direct_release(plx_comm_t comm);
 

@@ -7,6 +7,10 @@
 #      span many pieces, 7 and 1000 are not divisible by the rank count;
 #   2. coll_check --nb --quick at 4 ranks and nb_check at 3 ranks (many
 #      collectives in flight at once, completed in any order);
+#      direct_mismatch_check at 2 and 3 ranks (ranks disagreeing on count,
+#      root or op all get PLX_ERR_MISMATCH, and the communicator still
+#      works); timeout_check at 3 ranks (a rank that never arrives is
+#      named, the others get PLX_ERR_TIMEOUT);
 #   3. with PLX_SHM_CMA=0 (single-copy reads refused): coll_check at 2 and
 #      3 ranks must pass and the log must show another algorithm ran (the
 #      next rule, whose large messages go through the shm staging area);
@@ -23,7 +27,8 @@ top_builddir=${top_builddir:-$(cd "$(dirname "$0")/../.." && pwd)}
 RUN=$top_builddir/tools/plexusrun
 MR=$top_builddir/tests/mr
 
-for f in "$RUN" "$MR/coll_check" "$MR/nb_check" "$MR/direct_kill_check"; do
+for f in "$RUN" "$MR/coll_check" "$MR/nb_check" "$MR/direct_kill_check" "$MR/direct_mismatch_check" \
+         "$MR/timeout_check"; do
     if [ ! -x "$f" ]; then
         echo "run_direct.sh: FAIL: $f not built"
         exit 1
@@ -71,12 +76,31 @@ run_checks() {
 export PLX_TUNE=$ALL_DIRECT
 for n in 1 2 3 4 5; do
     dt=float32,float16
+    [ "$n" -ge 3 ] && dt=float32
     [ "$n" -eq 5 ] && dt=int8
     PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --big-dtypes "$dt"
     grep -q "algorithm direct" "$tmp/last.log" || fail "coll_check at $n ranks: the log shows no direct algorithm"
 done
-run_checks coll_check 4 "$MR/coll_check" --nb --quick
+run_checks coll_check 4 "$MR/coll_check" --nb --quick --coll allreduce,reduce_scatter,reduce,bcast,allgather,alltoall,gather,scatter
 run_checks nb_check 3 "$MR/nb_check"
+for n in 2 3; do
+    PLX_LOG=error run_checks direct_mismatch_check "$n" "$MR/direct_mismatch_check"
+    grep -q "mismatch: rank 0 called allreduce of 800000 bytes" "$tmp/last.log" ||
+        fail "direct_mismatch_check at $n ranks: no message naming both sides of the count mismatch"
+done
+
+# a rank that never arrives: the others time out naming it (timeout_check:
+# ranks 0 and 2 call an allreduce that rank 1 skips)
+echo "+ PLX_TUNE=allreduce:0-inf@direct PLX_TIMEOUT=2 $RUN -n 3 --timeout 60 $MR/timeout_check"
+PLX_TUNE=allreduce:0-inf@direct PLX_TIMEOUT=2 PLX_LOG=warn "$RUN" -n 3 --timeout 60 "$MR/timeout_check" \
+    >"$tmp/timeout.log" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q "timed out .*(direct), waiting for rank(s) to enter the collective: 1 (world 1)" "$tmp/timeout.log"; then
+    echo "  ok: timeout_check: PLX_ERR_TIMEOUT on ranks 0 and 2, rank 1 named"
+else
+    cat "$tmp/timeout.log"
+    fail "timeout_check with direct: exit $rc or no timeout line naming rank 1"
+fi
 
 # ---- 3: single-copy reads refused ---------------------------------------------
 for n in 2 3; do
