@@ -34,8 +34,8 @@
  * schedule that ends with PLX_ERR_MISMATCH sends a notice (a signature
  * marked COLL_SIG_NOTICE) to every other member under the schedule's tag
  * with the reserved low bit set (NOTICE_TAG), so a notice never takes the
- * place of data.  A signed schedule still running at its first deadline
- * check (~100 ms: only slow or stuck ones; fast ones never pay) posts one
+ * place of data.  A signed schedule found stuck by two deadline checks in
+ * a row (no step completed for ~100 ms; moving ones never pay) posts one
  * notice receive per member; a notice that arrives ends it with
  * PLX_ERR_MISMATCH too, so a rank waiting for a peer that gave up (a send
  * it will never take, a message it will never send) stops within ~100 ms
@@ -145,6 +145,7 @@ struct plx_sched {
     struct notice_in *nin;     /* [comm size] notice receives, once posted (else NULL) */
     plx_status_t deferred;     /* a receive's transport error, waiting for a notice */
     int deferred_checks;       /* deadline checks since */
+    int seen_cur, seen_scan;   /* where the last deadline check found it (+1; 0: none yet) */
 
     int round_inline[SCHED_INLINE_ROUNDS];
     sched_step_t step_inline[SCHED_INLINE_STEPS];
@@ -767,8 +768,13 @@ static plx_status_t check_peers(plx_sched_t *s)
 int sched_check(plx_sched_t *s, double elapsed, double limit)
 {
     if (s->state != ST_RUNNING) return 0;
-    /* still running at a check (every ~100 ms): listen for mismatch notices */
-    notices_listen(s);
+    /* no step completed since the last check (~100 ms): listen for
+     * mismatch notices.  Only then: a schedule that moves (a large one, or
+     * any on a loaded machine) must not add receives to the transport's
+     * matching lists */
+    if (s->seen_cur == s->cur + 1 && s->seen_scan == s->scan + 1) notices_listen(s);
+    s->seen_cur = s->cur + 1;
+    s->seen_scan = s->scan + 1;
     if (s->deferred) {
         int moved = 0;
         advance(s, &moved);                   /* a notice that arrived meanwhile wins */
