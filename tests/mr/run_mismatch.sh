@@ -73,6 +73,17 @@ for ca in $algos; do
     extra=
     [ "$coll" = allreduce ] && [ "$algo" = shm_slots ] && extra=--graph
     PLX_TUNE="$coll:0-inf@$algo" run_job "$coll/$algo" "$MR/mismatch_check" --coll "$coll" $extra
+    if [ "$coll" = allreduce ] && { [ "$algo" = shm_slots ] || [ "$algo" = ring ]; }; then
+        # the library's line names both sides of the count case (8 B: rank 2
+        # passed 1 float32 where the others passed 2; 4 MiB: half)
+        if [ "$algo" = shm_slots ]; then small=4; big=8; else small=2097152; big=4194304; fi
+        pat="the ranks disagree: rank [0-9]+ called allreduce of ($small|$big) bytes \(float32 sum\), rank [0-9]+ \(world [0-9]+\) allreduce of ($big|$small) bytes \(float32 sum\)"
+        if grep -Eq "$pat" "$tmp/job.log"; then
+            echo "  ok: a message names both sides of the allreduce/$algo count mismatch"
+        else
+            fail "allreduce/$algo: no message naming both sides of the count mismatch"
+        fi
+    fi
     nalgos=$((nalgos + 1))
 done
 echo "  ($nalgos algorithms)"
