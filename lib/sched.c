@@ -28,7 +28,11 @@
  * schedule with that status.
  *
  * Mismatches.  A signed schedule (sched_sign) starts with a 16-byte
- * signature message to rank+1 and a receive of rank-1's.  Since every
+ * signature message to rank+1 and a receive of rank-1's (on a
+ * communicator spanning several nodes: a ring among the ranks of each
+ * node plus a ring among the node leaders, so that only leaders send
+ * across nodes, as in lib/coll/hier.c; either way the rings connect every
+ * rank, so any disagreement shows on some edge).  Since every
  * algorithm's schedule starts that way, ranks that picked different
  * algorithms (different sizes) still compare signatures first.  A
  * schedule that ends with PLX_ERR_MISMATCH sends a notice (a signature
@@ -139,9 +143,10 @@ struct plx_sched {
     sched_block_t *blocks;     /* sched_alloc memory beyond the arena */
     size_t arena_used;
 
-    int sig_recv;              /* step receiving rank-1's signature; -1: unsigned */
+    int sig_recv;              /* first step receiving a signature; -1: unsigned */
+    int sig_nrecv;             /* how many (1 or 2, see sig_peers) */
     int notified;              /* mismatch notices sent */
-    coll_sig_t sig, sig_in;    /* ours, and rank-1's as received */
+    coll_sig_t sig, sig_in[2]; /* ours, and the neighbours' as received */
     struct notice_in *nin;     /* [comm size] notice receives, once posted (else NULL) */
     plx_status_t deferred;     /* a receive's transport error, waiting for a notice */
     int deferred_checks;       /* deadline checks since */
@@ -224,15 +229,70 @@ plx_sched_t *sched_new(plx_comm_t comm, const char *name)
     return s;
 }
 
+/* Whom this rank sends its signature to (to[]) and receives one from
+ * (from[]); returns how many of each (0-2).  One node: the ring rank-1 ->
+ * rank -> rank+1.  Several: the ring of this node's members (in rank
+ * order) and, for the node's leader (its lowest rank), the ring of leaders
+ * (see "Mismatches" above). */
+static int sig_peers(plx_comm_t c, int to[2], int from[2])
+{
+    int n = c->size, me = c->rank, k = 0;
+    plx_context_t ctx = c->ctx;
+    if (ctx->nnodes <= 1 || !ctx->node_of) {
+        to[0] = (me + 1) % n;
+        from[0] = (me + n - 1) % n;
+        return 1;
+    }
+    const int *node = ctx->node_of, *wr = c->world_rank;
+    int mine = node[wr[me]], first = -1, last = -1, prev = -1, next = -1;
+    for (int r = 0; r < n; r++) {
+        if (node[wr[r]] != mine) continue;
+        if (first < 0) first = r;
+        last = r;
+        if (r < me) prev = r;
+        if (r > me && next < 0) next = r;
+    }
+    if (first != last) {
+        to[k] = next >= 0 ? next : first;
+        from[k] = prev >= 0 ? prev : last;
+        k++;
+    }
+    if (me != first) return k;
+    /* leaders: the first rank of each node, in rank order */
+    unsigned char *seen = calloc((size_t)ctx->nnodes, 1);
+    if (!seen) return k;   /* then only the node ring is checked */
+    int lfirst = -1, llast = -1, lprev = -1, lnext = -1, nl = 0;
+    for (int r = 0; r < n; r++) {
+        int nd = node[wr[r]];
+        if (nd < 0 || nd >= ctx->nnodes || seen[nd]) continue;
+        seen[nd] = 1;
+        nl++;
+        if (lfirst < 0) lfirst = r;
+        llast = r;
+        if (r < me) lprev = r;
+        if (r > me && lnext < 0) lnext = r;
+    }
+    free(seen);
+    if (nl > 1) {
+        to[k] = lnext >= 0 ? lnext : lfirst;
+        from[k] = lprev >= 0 ? lprev : llast;
+        k++;
+    }
+    return k;
+}
+
 void sched_sign(plx_sched_t *s, const uint64_t sig[2])
 {
-    int n = s->comm->size, me = s->comm->rank;
-    if (n < 2 || s->nsteps != 0) return;      /* alone, or not first: nothing to agree on */
+    if (s->comm->size < 2 || s->nsteps != 0) return;   /* alone, or not first: nothing to agree on */
+    int to[2], from[2];
+    int k = sig_peers(s->comm, to, from);
+    if (k == 0) return;
     s->sig.word[0] = sig[0];
     s->sig.word[1] = sig[1];
-    sched_send(s, (me + 1) % n, &s->sig, sizeof s->sig);
+    for (int i = 0; i < k; i++) sched_send(s, to[i], &s->sig, sizeof s->sig);
     s->sig_recv = s->nsteps;
-    sched_recv(s, (me + n - 1) % n, &s->sig_in, sizeof s->sig_in);
+    s->sig_nrecv = k;
+    for (int i = 0; i < k; i++) sched_recv(s, from[i], &s->sig_in[i], sizeof s->sig_in[i]);
 }
 
 void *sched_alloc(plx_sched_t *s, size_t bytes)
@@ -551,13 +611,14 @@ static void post_round(plx_sched_t *s)
  * naming both calls) unless it equals ours. */
 static plx_status_t check_signature(plx_sched_t *s, const sched_step_t *st)
 {
-    if (coll_sig_equal(&s->sig, &s->sig_in)) return PLX_SUCCESS;
+    const coll_sig_t *in = &s->sig_in[st - &s->steps[s->sig_recv]];
+    if (coll_sig_equal(&s->sig, in)) return PLX_SUCCESS;
     char w[160], mine[96], theirs[96];
     where(s, w, sizeof w);
     coll_sig_describe(&s->sig, mine, sizeof mine);
     plx_error("plx_%s on %s: the ranks disagree: rank %d called %s, rank %d (world %d) %s",
                   s->name, w, s->comm->rank, mine, st->peer, world_of(s, st->peer),
-                  coll_sig_describe(&s->sig_in, theirs, sizeof theirs));
+                  coll_sig_describe(in, theirs, sizeof theirs));
     return PLX_ERR_MISMATCH;
 }
 
@@ -577,7 +638,8 @@ static plx_status_t check_step(plx_sched_t *s, const sched_step_t *st)
                   s->name, w, st->peer, world_of(s, st->peer), st->req.bytes, st->bytes,
                   s->comm->rank, s->sig_recv >= 0 ? coll_sig_describe(&s->sig, mine, sizeof mine)
                                                   : s->name);
-    } else if (rc == PLX_SUCCESS && s->sig_recv >= 0 && st == &s->steps[s->sig_recv]) {
+    } else if (rc == PLX_SUCCESS && s->sig_recv >= 0 && st >= &s->steps[s->sig_recv] &&
+               st < &s->steps[s->sig_recv + s->sig_nrecv]) {
         rc = check_signature(s, st);
     } else if (rc == PLX_ERR_TRANSPORT && st->kind == SCHED_RECV && s->sig_recv >= 0) {
         /* maybe a sender that cancelled on a mismatch: advance() waits for
