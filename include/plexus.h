@@ -151,7 +151,13 @@ plx_status_t plx_init_oob(const plx_oob_t *oob, plx_context_t *ctx);
 /* Tear down; collective over all ranks.  Frees every communicator.  *ctx
  * becomes NULL.  PLX_ERR_INVALID_ARG for a NULL or finalized context (a
  * finalized context keeps a small dead handle so that a stale copy is
- * detected rather than read after free). */
+ * detected rather than read after free).
+ * After any call of this context ended with PLX_ERR_TIMEOUT,
+ * PLX_ERR_PEER_FAILED or PLX_ERR_MISMATCH the job is broken, and
+ * plx_finalize is no longer collective: it skips its barriers (which would
+ * wait PLX_TIMEOUT for a stuck or dead rank), releases everything at once
+ * and returns PLX_SUCCESS; the other ranks see this rank gone through
+ * their own bounded waits. */
 plx_status_t plx_finalize(plx_context_t *ctx);
 
 /* The communicator of all ranks (owned by the context: do not free it). */
@@ -175,6 +181,22 @@ plx_status_t plx_comm_free(plx_comm_t *comm);
 /* ---- collectives (blocking) -------------------------------------------
  * Every rank of comm calls the same collective with matching count, dtype,
  * op and root.  Buffers may be NULL only when the count is 0.
+ *
+ * Ranks that disagree (another collective, count x datatype size, root, or
+ * the op or datatype of a reduction; collectives started in different
+ * orders on one communicator) get PLX_ERR_MISMATCH from every collective
+ * call (blocking, nonblocking through its wait/test, and task-graph
+ * communication nodes through the launch), with an error line naming both
+ * sides ("rank 0 called allreduce of 400 bytes (float32 sum), rank 2 (world
+ * 2) allreduce of 200 bytes (float32 sum)").  Every rank that can see the
+ * disagreement returns it, and a rank that saw it tells the others, so
+ * nobody waits to PLX_TIMEOUT for it; a rank whose part completed before
+ * anyone noticed (a bcast root whose sends went out) may return
+ * PLX_SUCCESS.  Nothing is written outside the callers' buffers, and the
+ * communicator stays usable.  Not detected: a rank passing count 0 (it
+ * returns at once without communicating, so the others time out), and
+ * sizes on both sides of the node-local slots limit (one side runs
+ * shm_slots, the other a schedule: both time out).
  */
 
 /* Wait until every rank of comm has entered. */

@@ -16,6 +16,7 @@
 #include "select.h"
 #include "request.h"
 #include "device.h"
+#include "coll/signature.h"
 
 #include <string.h>
 
@@ -85,6 +86,9 @@ static plx_status_t start_coll_locked(plx_comm_t comm, const coll_args_t *a, plx
     if (algo->node_slots) return plx_req_start_slots(comm, a, req);
     plx_sched_t *s = sched_new(comm, plx_coll_name(a->coll));
     if (!s) return PLX_ERR_NO_MEMORY;
+    /* every rank checks that the ranks agree on the call (PLX_ERR_MISMATCH) */
+    coll_sig_t sig = coll_sig_of(a);
+    sched_sign(s, sig.word);
     plx_status_t st = algo->build(s, comm, a);
     if (st != PLX_SUCCESS) {
         sched_free(s);

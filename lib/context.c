@@ -221,6 +221,7 @@ static plx_status_t make_world(plx_context_t ctx)
 static void context_destroy(plx_context_t ctx, int keep_handle)
 {
     plx_requests_release(ctx);   /* before the transports: it cancels their requests */
+    sched_notices_release(ctx);  /* the same for mismatch notices still in flight */
     plx_dev_finalize(ctx);       /* NCCL communicators, streams, pinned memory (lib/device.c) */
     for (int t = ctx->ntl - 1; t >= 0; t--) ctx->tl[t].ops->finalize(ctx->tl[t].state);
     if (ctx->oob) ctx->oob->close(ctx->oob_state);
@@ -356,11 +357,25 @@ plx_status_t plx_finalize(plx_context_t *pctx)
     /* A barrier on world first: it keeps polling the transports while it
      * waits, so bytes a transport still holds for a peer (a UCX eager send
      * that completed locally) get out.  Then everyone stops polling only
-     * when nobody can still be reading our memory or rings. */
-    plx_status_t wst = ctx->size > 1 ? plx_barrier(ctx->world) : PLX_SUCCESS;
-    if (wst != PLX_SUCCESS) plx_warn("plx_finalize: barrier on world failed: %s", plx_strerror(wst));
-    plx_status_t st = ctx_barrier(ctx);
-    if (st != PLX_SUCCESS) plx_warn("plx_finalize: final barrier failed: %s", plx_strerror(st));
+     * when nobody can still be reading our memory or rings.
+     * After a timeout, a dead peer or a mismatch (ctx->failed) the job is
+     * broken: a barrier would only wait PLX_TIMEOUT for the stuck or dead
+     * rank (twice: world, then bootstrap), so both are skipped and this
+     * rank just releases what it holds (segments are unlinked since init:
+     * nothing is left in /dev/shm).  A peer still waiting for us sees us
+     * gone through its own bounded waits. */
+    plx_status_t st = PLX_SUCCESS;
+    if (!ctx->failed && ctx->size > 1) {
+        plx_status_t wst = plx_barrier(ctx->world);
+        if (wst != PLX_SUCCESS) plx_warn("plx_finalize: barrier on world failed: %s", plx_strerror(wst));
+    }
+    if (!ctx->failed) {
+        st = ctx_barrier(ctx);
+        if (st != PLX_SUCCESS) plx_warn("plx_finalize: final barrier failed: %s", plx_strerror(st));
+    } else {
+        plx_info("plx_finalize: this context saw a timeout, a dead peer or a mismatch: "
+                 "leaving without the final barriers");
+    }
     context_destroy(ctx, 1);
     *pctx = NULL;
     return st;

@@ -104,6 +104,13 @@ struct plx_context {
      * device is usable; while it is 0 the host path makes no CUDA call. */
     int dev_on;
     struct plx_dev_ctx *dev;
+
+    /* Some request ended with a timeout, a dead peer or a mismatch
+     * (lib/request.c): plx_finalize then waits for nobody. */
+    int failed;
+    /* Mismatch notices still being sent to the peers of failed schedules
+     * (lib/sched.c); they outlive their schedule. */
+    struct sched_notice *notices;
 };
 
 static inline void plx_ctx_lock(struct plx_context *ctx) { pthread_mutex_lock(&ctx->lock); }
@@ -115,6 +122,9 @@ void plx_requests_release(struct plx_context *ctx);
 
 /* Free the scratch blocks cached in ctx (lib/sched.c). */
 void sched_scratch_release(struct plx_context *ctx);
+/* Withdraw and free the mismatch notices still in flight (lib/sched.c);
+ * before the transports are finalized. */
+void sched_notices_release(struct plx_context *ctx);
 
 struct plx_comm {
     uint32_t magic;

@@ -94,6 +94,9 @@ static void finish(struct plx_request *r, plx_status_t st)
         plx_warn("plx_recv: message of %zu bytes from rank %d tag %d truncated", r->treq.bytes,
                  r->peer, r->tag);
     r->status = st;
+    /* the job is broken for this context: plx_finalize waits for nobody */
+    if (st == PLX_ERR_TIMEOUT || st == PLX_ERR_PEER_FAILED || st == PLX_ERR_MISMATCH)
+        r->ctx->failed = 1;
     active_remove(r);
     if (r->detached) req_recycle(r);
     else __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);   /* last: a waiter may look unlocked */

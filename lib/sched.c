@@ -26,8 +26,33 @@
  * cancels every request still outstanding, logs one line naming the
  * collective, communicator, sequence number and round, and ends the
  * schedule with that status.
+ *
+ * Mismatches.  A signed schedule (sched_sign) starts with a 16-byte
+ * signature message to rank+1 and a receive of rank-1's (on a
+ * communicator spanning several nodes: a ring among the ranks of each
+ * node plus a ring among the node leaders, so that only leaders send
+ * across nodes, as in lib/coll/hier.c; either way the rings connect every
+ * rank, so any disagreement shows on some edge).  Since every
+ * algorithm's schedule starts that way, ranks that picked different
+ * algorithms (different sizes) still compare signatures first.  A
+ * schedule that ends with PLX_ERR_MISMATCH sends a notice (a signature
+ * marked COLL_SIG_NOTICE) to every other member under the schedule's tag
+ * with the reserved low bit set (NOTICE_TAG), so a notice never takes the
+ * place of data.  A signed schedule found stuck by two deadline checks in
+ * a row (no step completed for ~100 ms; moving ones never pay) posts one
+ * notice receive per member; a notice that arrives ends it with
+ * PLX_ERR_MISMATCH too, so a rank waiting for a peer that gave up (a send
+ * it will never take, a message it will never send) stops within ~100 ms
+ * instead of at PLX_TIMEOUT, and passes the notice on.  A receive that
+ * fails with PLX_ERR_TRANSPORT (the sender cancelled a large message when
+ * it saw the mismatch) waits one more check for such a notice before it
+ * counts as a transport error.  Notices outlive their schedule
+ * (ctx->notices) and are reaped when the next schedule is made, or at
+ * finalize; one that nobody receives (its peer had finished) stays queued
+ * in the transport until finalize.
  */
 #include "sched.h"
+#include "coll/signature.h"
 #include "reduce.h"
 
 #include <stdio.h>
@@ -118,6 +143,15 @@ struct plx_sched {
     sched_block_t *blocks;     /* sched_alloc memory beyond the arena */
     size_t arena_used;
 
+    int sig_recv;              /* first step receiving a signature; -1: unsigned */
+    int sig_nrecv;             /* how many (1 or 2, see sig_peers) */
+    int notified;              /* mismatch notices sent */
+    coll_sig_t sig, sig_in[2]; /* ours, and the neighbours' as received */
+    struct notice_in *nin;     /* [comm size] notice receives, once posted (else NULL) */
+    plx_status_t deferred;     /* a receive's transport error, waiting for a notice */
+    int deferred_checks;       /* deadline checks since */
+    int seen_cur, seen_scan;   /* where the last deadline check found it (+1; 0: none yet) */
+
     int round_inline[SCHED_INLINE_ROUNDS];
     sched_step_t step_inline[SCHED_INLINE_STEPS];
     _Alignas(SCHED_ALIGN) unsigned char arena[SCHED_ARENA];
@@ -129,6 +163,46 @@ static void sched_fail(plx_sched_t *s, plx_status_t st)
 {
     if (s->status == PLX_SUCCESS) s->status = st;
 }
+
+/* ---- mismatch notices -------------------------------------------------------- */
+/* Notices travel under the schedule's tag with the reserved low bit set. */
+#define NOTICE_TAG(tag) ((tag) | 1u)
+
+/* One posted notice receive (struct plx_sched's nin). */
+struct notice_in {
+    plx_tl_req_t req;
+    coll_sig_t sig;
+    int posted;
+};
+
+typedef struct sched_notice {
+    struct sched_notice *next;
+    int world;                 /* the peer, as a world rank */
+    coll_sig_t sig;            /* the message: our signature marked as a notice */
+    plx_tl_req_t req;
+} sched_notice_t;
+
+/* Free the notices that went out (all of them, cancelling, if force). */
+static void notices_reap(plx_context_t ctx, int force)
+{
+    sched_notice_t **pp = &ctx->notices;
+    while (*pp) {
+        sched_notice_t *n = *pp;
+        int done = __atomic_load_n(&n->req.done, __ATOMIC_ACQUIRE);
+        if (!done && !force) {
+            pp = &n->next;
+            continue;
+        }
+        if (!done) {
+            int t = ctx->peer_tl[n->world];
+            ctx->tl[t].ops->cancel(ctx->tl[t].state, &n->req);
+        }
+        *pp = n->next;
+        free(n);
+    }
+}
+
+void sched_notices_release(plx_context_t ctx) { notices_reap(ctx, 1); }
 
 plx_sched_t *sched_new(plx_comm_t comm, const char *name)
 {
@@ -150,7 +224,75 @@ plx_sched_t *sched_new(plx_comm_t comm, const char *name)
     s->cap_steps = SCHED_INLINE_STEPS;
     s->round_end = s->round_inline;
     s->cap_rounds = SCHED_INLINE_ROUNDS;
+    s->sig_recv = -1;
+    if (__builtin_expect(comm->ctx->notices != NULL, 0)) notices_reap(comm->ctx, 0);
     return s;
+}
+
+/* Whom this rank sends its signature to (to[]) and receives one from
+ * (from[]); returns how many of each (0-2).  One node: the ring rank-1 ->
+ * rank -> rank+1.  Several: the ring of this node's members (in rank
+ * order) and, for the node's leader (its lowest rank), the ring of leaders
+ * (see "Mismatches" above). */
+static int sig_peers(plx_comm_t c, int to[2], int from[2])
+{
+    int n = c->size, me = c->rank, k = 0;
+    plx_context_t ctx = c->ctx;
+    if (ctx->nnodes <= 1 || !ctx->node_of) {
+        to[0] = (me + 1) % n;
+        from[0] = (me + n - 1) % n;
+        return 1;
+    }
+    const int *node = ctx->node_of, *wr = c->world_rank;
+    int mine = node[wr[me]], first = -1, last = -1, prev = -1, next = -1;
+    for (int r = 0; r < n; r++) {
+        if (node[wr[r]] != mine) continue;
+        if (first < 0) first = r;
+        last = r;
+        if (r < me) prev = r;
+        if (r > me && next < 0) next = r;
+    }
+    if (first != last) {
+        to[k] = next >= 0 ? next : first;
+        from[k] = prev >= 0 ? prev : last;
+        k++;
+    }
+    if (me != first) return k;
+    /* leaders: the first rank of each node, in rank order */
+    unsigned char *seen = calloc((size_t)ctx->nnodes, 1);
+    if (!seen) return k;   /* then only the node ring is checked */
+    int lfirst = -1, llast = -1, lprev = -1, lnext = -1, nl = 0;
+    for (int r = 0; r < n; r++) {
+        int nd = node[wr[r]];
+        if (nd < 0 || nd >= ctx->nnodes || seen[nd]) continue;
+        seen[nd] = 1;
+        nl++;
+        if (lfirst < 0) lfirst = r;
+        llast = r;
+        if (r < me) lprev = r;
+        if (r > me && lnext < 0) lnext = r;
+    }
+    free(seen);
+    if (nl > 1) {
+        to[k] = lnext >= 0 ? lnext : lfirst;
+        from[k] = lprev >= 0 ? lprev : llast;
+        k++;
+    }
+    return k;
+}
+
+void sched_sign(plx_sched_t *s, const uint64_t sig[2])
+{
+    if (s->comm->size < 2 || s->nsteps != 0) return;   /* alone, or not first: nothing to agree on */
+    int to[2], from[2];
+    int k = sig_peers(s->comm, to, from);
+    if (k == 0) return;
+    s->sig.word[0] = sig[0];
+    s->sig.word[1] = sig[1];
+    for (int i = 0; i < k; i++) sched_send(s, to[i], &s->sig, sizeof s->sig);
+    s->sig_recv = s->nsteps;
+    s->sig_nrecv = k;
+    for (int i = 0; i < k; i++) sched_recv(s, from[i], &s->sig_in[i], sizeof s->sig_in[i]);
 }
 
 void *sched_alloc(plx_sched_t *s, size_t bytes)
@@ -366,12 +508,83 @@ static void cancel_outstanding(plx_sched_t *s)
     s->posted = 0;
 }
 
+/* Tell every other member that this collective failed with a mismatch
+ * (see "Mismatches" above); best effort: a notice that cannot be posted is
+ * dropped (the peer then ends at its timeout, as without notices). */
+static void send_notices(plx_sched_t *s)
+{
+    plx_comm_t c = s->comm;
+    if (s->notified || s->sig_recv < 0) return;
+    s->notified = 1;
+    for (int p = 0; p < c->size; p++) {
+        if (p == c->rank) continue;
+        sched_notice_t *n = malloc(sizeof *n);
+        if (!n) return;
+        n->world = c->world_rank[p];
+        n->sig = s->sig;
+        n->sig.word[0] = (n->sig.word[0] & ~((uint64_t)0xff << 24)) | (uint64_t)COLL_SIG_NOTICE << 24;
+        if (plx_p2p_isend(c, p, NOTICE_TAG(s->tag), &n->sig, sizeof n->sig, &n->req) != PLX_SUCCESS) {
+            free(n);
+            continue;
+        }
+        n->next = c->ctx->notices;
+        c->ctx->notices = n;
+    }
+}
+
+static void where(const plx_sched_t *s, char *buf, size_t len);
+
+/* Post a notice receive from every other member (once). */
+static void notices_listen(plx_sched_t *s)
+{
+    plx_comm_t c = s->comm;
+    if (s->nin || s->sig_recv < 0) return;
+    s->nin = calloc((size_t)c->size, sizeof *s->nin);
+    if (!s->nin) return;   /* no early warning then: the timeout still bounds the wait */
+    for (int p = 0; p < c->size; p++)
+        if (p != c->rank)
+            s->nin[p].posted = plx_p2p_irecv(c, p, NOTICE_TAG(s->tag), &s->nin[p].sig,
+                                             sizeof s->nin[p].sig, &s->nin[p].req) == PLX_SUCCESS;
+}
+
+/* The member whose notice arrived (logged), or -1. */
+static int notice_arrived(plx_sched_t *s)
+{
+    if (!s->nin) return -1;
+    for (int p = 0; p < s->comm->size; p++) {
+        struct notice_in *n = &s->nin[p];
+        if (!n->posted || !__atomic_load_n(&n->req.done, __ATOMIC_ACQUIRE)) continue;
+        n->posted = 0;
+        if (n->req.status != PLX_SUCCESS || n->req.bytes != sizeof n->sig) continue;
+        char w[160], mine[96];
+        where(s, w, sizeof w);
+        plx_error("plx_%s on %s: rank %d (world %d) found that the ranks disagree on this call "
+                  "(rank %d called %s)", s->name, w, p, world_of(s, p), s->comm->rank,
+                  coll_sig_describe(&s->sig, mine, sizeof mine));
+        return p;
+    }
+    return -1;
+}
+
+/* Withdraw the notice receives. */
+static void notices_unlisten(plx_sched_t *s)
+{
+    if (!s->nin) return;
+    for (int p = 0; p < s->comm->size; p++)
+        if (s->nin[p].posted && !__atomic_load_n(&s->nin[p].req.done, __ATOMIC_ACQUIRE))
+            plx_p2p_cancel(s->comm, p, &s->nin[p].req);
+    free(s->nin);
+    s->nin = NULL;
+}
+
 /* End the schedule with an error (the caller has logged it). */
 static void sched_abort(plx_sched_t *s, plx_status_t st)
 {
     cancel_outstanding(s);
+    notices_unlisten(s);
     sched_fail(s, st);
     s->state = ST_DONE;
+    if (st == PLX_ERR_MISMATCH) send_notices(s);
 }
 
 /* "comm 5 (rank 2 of 4), sequence 17, round 3 of 6" */
@@ -418,6 +631,21 @@ static void post_round(plx_sched_t *s)
     }
 }
 
+/* The signature from rank-1 arrived whole: PLX_ERR_MISMATCH (logged,
+ * naming both calls) unless it equals ours. */
+static plx_status_t check_signature(plx_sched_t *s, const sched_step_t *st)
+{
+    const coll_sig_t *in = &s->sig_in[st - &s->steps[s->sig_recv]];
+    if (coll_sig_equal(&s->sig, in)) return PLX_SUCCESS;
+    char w[160], mine[96], theirs[96];
+    where(s, w, sizeof w);
+    coll_sig_describe(&s->sig, mine, sizeof mine);
+    plx_error("plx_%s on %s: the ranks disagree: rank %d called %s, rank %d (world %d) %s",
+                  s->name, w, s->comm->rank, mine, st->peer, world_of(s, st->peer),
+                  coll_sig_describe(in, theirs, sizeof theirs));
+    return PLX_ERR_MISMATCH;
+}
+
 /* A completed request of the current round: PLX_SUCCESS, or the error it carries. */
 static plx_status_t check_step(plx_sched_t *s, const sched_step_t *st)
 {
@@ -425,14 +653,22 @@ static plx_status_t check_step(plx_sched_t *s, const sched_step_t *st)
     if (st->kind == SCHED_HOOK) return rc;   /* a failed hook logged its own message */
     if (st->kind == SCHED_RECV && (rc == PLX_SUCCESS || rc == PLX_ERR_TRUNCATE) &&
         st->req.bytes != st->bytes) {
-        /* Every message size is known to both sides, so a mismatch means the
-         * ranks disagree on count/dtype/algorithm (TRUNCATE) or a bug. */
-        rc = st->req.bytes > st->bytes ? PLX_ERR_TRUNCATE : PLX_ERR_INTERNAL;
-        char w[160];
+        /* Every message size is known to both sides, so the ranks disagree
+         * on the call (or the peer's notice of that came instead). */
+        rc = PLX_ERR_MISMATCH;
+        char w[160], mine[96];
         where(s, w, sizeof w);
-        plx_error("plx_%s on %s: message from rank %d (world %d) has %zu bytes, expected %zu "
-                  "(do all ranks pass the same count, datatype and op?)",
-                  s->name, w, st->peer, world_of(s, st->peer), st->req.bytes, st->bytes);
+        plx_error("plx_%s on %s: message from rank %d (world %d) has %zu bytes, expected %zu: "
+                  "the ranks disagree on this call (rank %d called %s)",
+                  s->name, w, st->peer, world_of(s, st->peer), st->req.bytes, st->bytes,
+                  s->comm->rank, s->sig_recv >= 0 ? coll_sig_describe(&s->sig, mine, sizeof mine)
+                                                  : s->name);
+    } else if (rc == PLX_SUCCESS && s->sig_recv >= 0 && st >= &s->steps[s->sig_recv] &&
+               st < &s->steps[s->sig_recv + s->sig_nrecv]) {
+        rc = check_signature(s, st);
+    } else if (rc == PLX_ERR_TRANSPORT && st->kind == SCHED_RECV && s->sig_recv >= 0) {
+        /* maybe a sender that cancelled on a mismatch: advance() waits for
+         * its notice before it logs this */
     } else if (rc != PLX_SUCCESS) {
         char w[160];
         where(s, w, sizeof w);
@@ -477,6 +713,7 @@ static int advance(plx_sched_t *s, int *moved)
     while (s->state == ST_RUNNING) {
         if (!s->posted) {
             if (s->cur == s->nrounds) {
+                notices_unlisten(s);
                 s->state = ST_DONE;
                 break;
             }
@@ -495,8 +732,21 @@ static int advance(plx_sched_t *s, int *moved)
         while (s->scan < e) {
             sched_step_t *st = &s->steps[s->scan];
             if (is_comm(st)) {
-                if (!req_done(st)) return 0;
+                if (!req_done(st) || s->deferred) {
+                    /* blocked: a peer's mismatch notice ends the wait */
+                    if (__builtin_expect(s->nin != NULL, 0) && notice_arrived(s) >= 0) {
+                        sched_abort(s, PLX_ERR_MISMATCH);
+                        return 1;
+                    }
+                    return 0;
+                }
                 plx_status_t rc = check_step(s, st);
+                if (rc == PLX_ERR_TRANSPORT && st->kind == SCHED_RECV && s->sig_recv >= 0) {
+                    /* see "Mismatches" above: give the notice time to arrive */
+                    s->deferred = rc;
+                    notices_listen(s);
+                    continue;
+                }
                 if (rc != PLX_SUCCESS) {
                     s->scan++;
                     sched_abort(s, rc);
@@ -613,6 +863,28 @@ static plx_status_t check_peers(plx_sched_t *s)
 int sched_check(plx_sched_t *s, double elapsed, double limit)
 {
     if (s->state != ST_RUNNING) return 0;
+    /* no step completed since the last check (~100 ms): listen for
+     * mismatch notices.  Only then: a schedule that moves (a large one, or
+     * any on a loaded machine) must not add receives to the transport's
+     * matching lists */
+    if (s->seen_cur == s->cur + 1 && s->seen_scan == s->scan + 1) notices_listen(s);
+    s->seen_cur = s->cur + 1;
+    s->seen_scan = s->scan + 1;
+    if (s->deferred) {
+        int moved = 0;
+        advance(s, &moved);                   /* a notice that arrived meanwhile wins */
+        if (s->state != ST_RUNNING) return 1;
+        if (++s->deferred_checks >= 2) {
+            const sched_step_t *st = &s->steps[s->scan];
+            char w[160];
+            where(s, w, sizeof w);
+            plx_error("plx_%s on %s: receive from rank %d (world %d) failed: %s", s->name, w,
+                      st->peer, world_of(s, st->peer), plx_strerror(s->deferred));
+            s->scan++;
+            sched_abort(s, s->deferred);
+            return 1;
+        }
+    }
     for (int i = s->scan; s->posted && i < s->post_end; i++) {
         sched_step_t *st = &s->steps[i];
         plx_status_t hs = PLX_SUCCESS;
@@ -641,6 +913,7 @@ void sched_free(plx_sched_t *s)
 {
     if (!s) return;
     if (s->state == ST_RUNNING) cancel_outstanding(s);   /* the transport must forget our requests */
+    notices_unlisten(s);
     /* hooks of a schedule that never ran to its end (a failed build or start) */
     for (int i = 0; i < s->nsteps; i++)
         if (s->steps[i].kind == SCHED_HOOK && !s->steps[i].req.done) {

@@ -69,6 +69,15 @@ typedef struct plx_sched plx_sched_t;
  * memory. */
 plx_sched_t *sched_new(plx_comm_t comm, const char *name);
 
+/* Make the ranks check that they agree on the call before anything else
+ * of the schedule completes: sig (16 bytes, lib/coll/signature.h) goes to
+ * rank+1 and rank-1's is compared with it when it arrives.  Call right
+ * after sched_new, before any other step.  A difference, a message of the
+ * wrong size, or a peer's notice that it saw one ends the schedule with
+ * PLX_ERR_MISMATCH, and this rank then notifies every other member so that
+ * none of them waits for it until PLX_TIMEOUT. */
+void sched_sign(plx_sched_t *s, const uint64_t sig[2]);
+
 /* Scratch memory owned by the schedule (64-byte aligned, not zeroed). NULL
  * if out of memory (also recorded in the schedule). bytes may be 0. */
 void *sched_alloc(plx_sched_t *s, size_t bytes);

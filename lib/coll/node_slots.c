@@ -5,29 +5,39 @@
  * zeroed at start; the communicator id is the channel, so two communicators
  * that share an id have no member in common and use different windows):
  *
- *   offset   0  ctl[0]: seq (8 B) + 56 inline payload bytes    one line
+ *   offset   0  ctl[0]: seq (8 B) + signature (8 B) + 48 inline payload
+ *                  bytes                                        one line
  *   offset 128  ctl[1]: the same for odd sequence numbers       one line
  *   offset 256  done: the last sequence this rank finished reading
  *   offset 512  data[0], data[1]: payloads over 56 bytes (cap each)
  *
  * Protocol of collective number s (b = s & 1, all ranks count s alike):
- *   1. write (ranks that contribute): wait until every member's done >=
- *      s-2 (nobody still reads buffer b), copy the payload into ctl[b]
- *      inline or data[b], then store ctl[b].seq = s with release order;
- *   2. read: wait until each needed member's ctl[b].seq == s (acquire),
- *      then reduce / copy straight from their windows, every rank in the
+ *   1. write (every rank): wait until every member's done >= s-2 (nobody
+ *      still reads buffer b), copy the payload (ranks that contribute)
+ *      into ctl[b] inline or data[b], store the call's signature in
+ *      ctl[b].sig, then ctl[b].seq = s with release order;
+ *   2. read: wait until each needed member's ctl[b].seq == s (acquire) and
+ *      compare its signature with ours: any difference ends the collective
+ *      with PLX_ERR_MISMATCH (nothing is read from that member's data).
+ *      Then reduce / copy straight from their windows, every rank in the
  *      same member order so all results are bitwise identical;
- *   3. store done = s.
+ *   3. store done = s (also after a mismatch: the windows stay in step, so
+ *      the communicator is still usable).
  * Collectives of one communicator run one after the other here (the write
  * of s waits until s-1 finished on this rank), so done is monotone.  After an
  * allreduce/allgather/barrier s every member has written s, hence
  * finished s-1: the write check of s+1 then needs no remote read at all,
  * so the 2-rank small allreduce moves exactly two cache lines.
  *
- * Who writes / reads: allreduce, allgather, barrier: all / all; reduce:
- * all / root; bcast: root / the others.
+ * Who contributes / reads: allreduce, allgather, barrier: all / all;
+ * reduce: all / root; bcast: root / the others.  Besides, every rank
+ * checks the signature of the member before it (m-1 mod n) whatever it
+ * called: then if any two ranks disagree, some neighbouring pair does and
+ * one of them sees it, even when each side's view of the call (a bcast
+ * root that reads nobody) would not have looked at the other.
  */
 #include "node_slots.h"
+#include "signature.h"
 #include "reduce.h"
 
 #include <stdio.h>
@@ -37,12 +47,13 @@
 #define SLOT_CTL_STRIDE 128          /* ctl lines two apart: no adjacent-line prefetch sharing */
 #define SLOT_DONE_OFF   256
 #define SLOT_DATA_OFF   512
-#define SLOT_INLINE     56
+#define SLOT_INLINE     48
 
 enum { SLOTS_WRITE = 0, SLOTS_READ, SLOTS_DONE };
 
 typedef struct slot_ctl {
     uint64_t seq;                    /* accessed with __atomic builtins */
+    uint64_t sig;                    /* coll_sig_word of the call; published by seq */
     unsigned char inl[SLOT_INLINE];
 } slot_ctl_t;
 
@@ -123,15 +134,19 @@ void plx_slots_release(plx_comm_t comm)
 }
 
 /* ---- the collective ---------------------------------------------------- */
-static int writes(const slots_op_t *op)
+/* Does this rank put a payload into its window? */
+static int contributes(const slots_op_t *op)
 {
     return op->a.coll != PLX_COLL_BCAST || op->ns->me == op->a.root;
 }
 
-/* Does this rank read member m's contribution? */
+/* Does this rank wait for member m's line: to read its contribution, or
+ * (the member before it) to check its signature? */
 static int reads_from(const slots_op_t *op, int m)
 {
     const struct node_slots *ns = op->ns;
+    if (m == ns->me) return 0;
+    if (m == (ns->me + ns->n - 1) % ns->n) return 1;
     switch (op->a.coll) {
     case PLX_COLL_REDUCE: return ns->me == op->a.root;
     case PLX_COLL_BCAST:  return ns->me != op->a.root && m == op->a.root;
@@ -164,6 +179,8 @@ plx_status_t plx_slots_start(plx_comm_t comm, const coll_args_t *a, slots_op_t *
     op->a = *a;
     op->seq = ns->next_seq++;
     op->bytes = a->count * plx_dtype_size(a->dt);
+    coll_sig_t sig = coll_sig_of(a);
+    op->sig = coll_sig_word(&sig);
     op->phase = SLOTS_WRITE;
     op->status = PLX_SUCCESS;
     return PLX_SUCCESS;
@@ -176,7 +193,7 @@ static int write_phase(slots_op_t *op)
     /* one at a time per communicator: writing s only after finishing s-1
      * here means "member m wrote s" proves "m finished s-1" (read_phase) */
     if (ns->local_done != s - 1) return 0;
-    if (writes(op)) {
+    {
         /* buffer s&1 held s-2: free once every member finished it */
         if (s > 2 && ns->known_done < s - 2) {
             uint64_t lo = UINT64_MAX;
@@ -189,7 +206,8 @@ static int write_phase(slots_op_t *op)
             if (lo < s - 2) return 0;
         }
         unsigned char *w = ns->win[ns->me];
-        if (op->bytes) memcpy(data_of(ns, w, s, op->bytes), payload(op), op->bytes);
+        if (op->bytes && contributes(op)) memcpy(data_of(ns, w, s, op->bytes), payload(op), op->bytes);
+        ctl_of(w, s)->sig = op->sig;
         __atomic_store_n(&ctl_of(w, s)->seq, s, __ATOMIC_RELEASE);
     }
     op->phase = SLOTS_READ;
@@ -231,6 +249,20 @@ static void compute(slots_op_t *op)
     }
 }
 
+/* Member m called something else than this rank: log both sides. */
+static void report_mismatch(slots_op_t *op, int m, uint64_t theirs)
+{
+    struct node_slots *ns = op->ns;
+    plx_comm_t c = op->comm;
+    char mine[96], other[96];
+    coll_sig_describe_word(op->sig, mine, sizeof mine);
+    coll_sig_describe_word(theirs, other, sizeof other);
+    plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (shm_slots): the ranks "
+              "disagree: rank %d called %s, rank %d (world %d) %s", plx_coll_name(op->a.coll), c->id,
+              c->rank, c->size, (unsigned long long)op->seq, ns->me, mine, m, c->world_rank[m], other);
+    op->status = PLX_ERR_MISMATCH;
+}
+
 static int read_phase(slots_op_t *op)
 {
     struct node_slots *ns = op->ns;
@@ -239,13 +271,21 @@ static int read_phase(slots_op_t *op)
     for (; op->next < ns->n; op->next++) {
         int m = op->next;
         if (!reads_from(op, m)) continue;
-        if (__atomic_load_n(&ctl_of(ns->win[m], s)->seq, __ATOMIC_ACQUIRE) != s) return 0;
+        slot_ctl_t *ctl = ctl_of(ns->win[m], s);
+        if (__atomic_load_n(&ctl->seq, __ATOMIC_ACQUIRE) != s) return 0;
+        if (__builtin_expect(ctl->sig != op->sig, 0)) {
+            /* finish s all the same (done = s below) so the windows stay in
+             * step; nothing of m's payload is read */
+            report_mismatch(op, m, ctl->sig);
+            break;
+        }
     }
-    compute(op);
+    if (op->status == PLX_SUCCESS) compute(op);
     __atomic_store_n(done_of(ns->win[ns->me]), s, __ATOMIC_RELEASE);
     ns->local_done = s;
     /* all wrote s, so all finished s-1 */
-    if (op->a.coll != PLX_COLL_BCAST && op->a.coll != PLX_COLL_REDUCE && s - 1 > ns->known_done)
+    if (op->status == PLX_SUCCESS && op->a.coll != PLX_COLL_BCAST && op->a.coll != PLX_COLL_REDUCE &&
+        s - 1 > ns->known_done)
         ns->known_done = s - 1;
     op->phase = SLOTS_DONE;
     return 1;

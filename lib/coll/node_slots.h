@@ -8,6 +8,8 @@
  * writes its contribution there with a sequence number on the same cache
  * line; the others read it in place.  An 8-byte allreduce between two
  * ranks is then one cache-line write and one cache-line read each way.
+ * A signature of the call sits on that line too, so ranks that disagree
+ * on the call get PLX_ERR_MISMATCH instead of each other's bytes.
  * See node_slots.c for the protocol.
  */
 #ifndef PLX_NODE_SLOTS_H
@@ -26,6 +28,7 @@ typedef struct slots_op {
     size_t bytes;            /* payload per rank */
     int phase;               /* SLOTS_WRITE, SLOTS_READ, SLOTS_DONE */
     int next;                /* read phase: members before this one have arrived */
+    uint64_t sig;            /* what this rank called (coll/signature.h), next to seq */
     plx_status_t status;
 } slots_op_t;
 

@@ -1,0 +1,121 @@
+#!/bin/bash
+# tests/mr/run_mismatch.sh -- ranks that disagree on a collective call, and
+# plx_finalize after a failure, through plexusrun (4 ranks):
+#   mismatch_check once per algorithm of the registry, enumerated at run
+#   time from `plexus_info --algorithms` (so algorithms added later are
+#   covered), with PLX_TUNE forcing it for all sizes; the allreduce runs add
+#   the task-graph case (--graph).  Then the hierarchical path: allreduce,
+#   bcast, reduce, allgather and barrier on 4 ranks over 2 simulated nodes
+#   (plexusrun --nodes 2), when this build has a network transport (ucx).
+#   Each job must exit 0 with 4 final "0 failures" lines.
+#   finalize_check: the last rank SIGSTOPs itself; the others' allreduce
+#   times out (PLX_TIMEOUT=5) and plx_finalize must return at once, so each
+#   is done within PLX_TIMEOUT + 2 s; once on shared slots (4 KiB), once on
+#   a schedule (1 MiB).
+# Prints each command and PASS/FAIL; exits 0/1.
+#
+# Environment: top_builddir, top_srcdir (set by make check; default: this
+# script's ../..).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top_builddir=${top_builddir:-$(cd "$here/../.." && pwd)}
+RUN=$top_builddir/tools/plexusrun
+INFO=$top_builddir/tools/plexus_info
+MR=$top_builddir/tests/mr
+
+for f in "$RUN" "$INFO" "$MR/mismatch_check" "$MR/finalize_check"; do
+    if [ ! -x "$f" ]; then
+        echo "run_mismatch.sh: FAIL: $f not built"
+        exit 1
+    fi
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/plx_run_mismatch.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() {
+    echo "  FAIL: $*"
+    fails=$((fails + 1))
+}
+
+# run_job NAME ARGS... : plexusrun -n 4 ARGS; exit 0 and 4 "0 failures" lines.
+run_job() {
+    local name=$1
+    shift
+    local log=$tmp/job.log
+    echo "+ ${PLX_TUNE:+PLX_TUNE=$PLX_TUNE }PLX_TIMEOUT=$PLX_TIMEOUT $RUN -n 4 --timeout 300 $*"
+    "$RUN" -n 4 --timeout 300 "$@" >"$log" 2>&1
+    local rc=$?
+    # the per-case lines are long: show the verdicts and the summaries
+    grep -E 'FAIL|checks,|plx_finalize' "$log"
+    local ok
+    ok=$(grep -c '^mismatch_check: rank [0-9]*: [0-9]* checks, 0 failures' "$log")
+    if [ "$rc" -ne 0 ] || [ "$ok" -ne 4 ]; then
+        fail "$name: exit $rc, $ok of 4 ranks reported 0 failures"
+        echo "  --- log of $name:"
+        sed 's/^/  | /' "$log" | head -200
+    fi
+}
+
+export PLX_TIMEOUT=20   # a case that hangs shows as PLX_ERR_TIMEOUT, well inside --timeout
+export PLX_LOG=${PLX_LOG:-error}
+
+# ---- every algorithm of the registry, forced ----------------------------------
+algos=$("$INFO" --algorithms | awk 'NF >= 2 && $1 != "#" { print $1 ":" $2 }')
+if [ -z "$algos" ]; then
+    fail "plexus_info --algorithms listed no algorithm"
+fi
+nalgos=0
+for ca in $algos; do
+    coll=${ca%%:*}
+    algo=${ca#*:}
+    extra=
+    [ "$coll" = allreduce ] && [ "$algo" = shm_slots ] && extra=--graph
+    PLX_TUNE="$coll:0-inf@$algo" run_job "$coll/$algo" "$MR/mismatch_check" --coll "$coll" $extra
+    if [ "$coll" = allreduce ] && { [ "$algo" = shm_slots ] || [ "$algo" = ring ]; }; then
+        # the library's line names both sides of the count case (8 B: rank 2
+        # passed 1 float32 where the others passed 2; 4 MiB: half)
+        if [ "$algo" = shm_slots ]; then small=4; big=8; else small=2097152; big=4194304; fi
+        pat="the ranks disagree: rank [0-9]+ called allreduce of ($small|$big) bytes \(float32 sum\), rank [0-9]+ \(world [0-9]+\) allreduce of ($big|$small) bytes \(float32 sum\)"
+        if grep -Eq "$pat" "$tmp/job.log"; then
+            echo "  ok: a message names both sides of the allreduce/$algo count mismatch"
+        else
+            fail "allreduce/$algo: no message naming both sides of the count mismatch"
+        fi
+    fi
+    nalgos=$((nalgos + 1))
+done
+echo "  ($nalgos algorithms)"
+
+# ---- the hierarchical path: 2 simulated nodes ------------------------------------
+if "$INFO" --version | grep -q 'ucx yes'; then
+    for coll in allreduce bcast reduce allgather barrier; do
+        extra=
+        [ "$coll" = allreduce ] && extra=--graph
+        PLX_TUNE= run_job "$coll/hier" --nodes 2 "$MR/mismatch_check" --coll "$coll" $extra
+        grep -q "$coll/hier " "$tmp/job.log" ||
+            fail "$coll over 2 simulated nodes did not run the hier algorithm"
+    done
+else
+    echo "  (hierarchical path skipped: this build has no network transport)"
+fi
+
+# ---- plx_finalize after a failure -----------------------------------------------------
+for b in 4096 1048576; do
+    log=$tmp/fin.log
+    echo "+ PLX_TIMEOUT=5 $RUN -n 4 --timeout 60 $MR/finalize_check --bytes $b"
+    PLX_TIMEOUT=5 PLX_LOG=error "$RUN" -n 4 --timeout 60 "$MR/finalize_check" --bytes "$b" >"$log" 2>&1
+    rc=$?
+    grep '^finalize_check:' "$log"
+    echo "  (plexusrun exit $rc: the stopped rank is killed on purpose)"
+    ok=$(grep -c '^finalize_check: R[0-9]*: ok' "$log")
+    [ "$ok" -eq 3 ] || fail "finalize_check --bytes $b: $ok of 3 running ranks were done in time"
+done
+
+if [ "$fails" -eq 0 ]; then
+    echo "run_mismatch.sh: PASS"
+    exit 0
+fi
+echo "run_mismatch.sh: FAIL ($fails problem(s))"
+exit 1
