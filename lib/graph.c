@@ -183,7 +183,7 @@ static plx_status_t comm_slot(const char *fn, plx_graph_t g, plx_comm_t comm, ui
     if (comm->ctx != g->ctx)
         return plx_bad_arg(fn, "the communicator belongs to another context than the graph");
     for (uint32_t i = 0; i < g->ncomms; i++)
-        if (g->comms[i].comm == comm) {
+        if (g->comms[i].comm == comm && g->comms[i].comm_gen == comm->gen) {
             *slot = i;
             return PLX_SUCCESS;
         }
@@ -196,6 +196,7 @@ static plx_status_t comm_slot(const char *fn, plx_graph_t g, plx_comm_t comm, ui
     }
     memset(&g->comms[g->ncomms], 0, sizeof g->comms[0]);
     g->comms[g->ncomms].comm = comm;
+    g->comms[g->ncomms].comm_gen = comm->gen;
     *slot = g->ncomms++;
     return PLX_SUCCESS;
 }
@@ -533,7 +534,8 @@ static plx_status_t compile(plx_graph_t g)
 
     for (uint32_t v = 0; v < n; v++) {
         gnode_t *x = &g->nodes[v];
-        if (x->kind != GN_COMPUTE && !plx_comm_ok(g->comms[x->cslot].comm))
+        if (x->kind != GN_COMPUTE && !(plx_comm_ok(g->comms[x->cslot].comm) &&
+                                       g->comms[x->cslot].comm->gen == g->comms[x->cslot].comm_gen))
             return plx_bad_arg(fn, "the communicator of node %u was freed after the node was added", v);
     }
 
