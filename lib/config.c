@@ -107,7 +107,7 @@ int plx_parse_size(const char *s, size_t *out)
 
 int plx_parse_seconds(const char *s, double *out)
 {
-    if (!s || !*s || isspace((unsigned char)*s)) return -1;
+    if (!s || !*s) return -1;   /* as the bootstrap (lib/bootstrap/client.c) parses PLX_TIMEOUT */
     char *end;
     errno = 0;
     double v = strtod(s, &end);
