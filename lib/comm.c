@@ -162,9 +162,11 @@ static plx_status_t do_split(const char *fn, plx_comm_t comm, int color, int key
     int *wr = NULL;
     plx_status_t st = PLX_ERR_NO_MEMORY;
     if (!mine || !all || !members) goto out;
-    *mine = (split_entry_t){ .color = color, .key = key, .rank = comm->rank,
-                             .slots_seq_hwm = ctx->slots_seq_hwm };
+    *mine = (split_entry_t){ .color = color, .key = key, .rank = comm->rank };
+    plx_ctx_lock(ctx);   /* plx_comm_free of another comm may run in another thread */
+    mine->slots_seq_hwm = ctx->slots_seq_hwm;
     memcpy(mine->ids_used, ctx->comm_ids_used, sizeof mine->ids_used);
+    plx_ctx_unlock(ctx);
     st = plx_coll_allgather_bytes(comm, mine, all, sizeof *mine);
     if (st != PLX_SUCCESS) goto out;
 
@@ -192,7 +194,9 @@ static plx_status_t do_split(const char *fn, plx_comm_t comm, int color, int key
     qsort(members, (size_t)n, sizeof *members, cmp_split);
 
     st = PLX_ERR_NO_MEMORY;
+    plx_ctx_lock(ctx);
     c = comm_obj_get(ctx);
+    plx_ctx_unlock(ctx);
     wr = malloc((size_t)n * sizeof(int));
     if (!c || !wr) goto out;
     c->magic = PLX_COMM_MAGIC;
@@ -206,8 +210,10 @@ static plx_status_t do_split(const char *fn, plx_comm_t comm, int color, int key
         if (members[i]->rank == comm->rank) c->rank = i;
     }
     wr = NULL;
+    plx_ctx_lock(ctx);
     ids_set(ctx, c->id, 1);
     live_link(ctx, c);
+    plx_ctx_unlock(ctx);
     *newcomm = c;
     c = NULL;
     st = PLX_SUCCESS;
