@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/mr/run_churn.sh -- communicator ids and memory are reused:
 #   churn_check at 4 ranks, CHURN_CYCLES dup+free cycles of world (default
-#   20000, beyond the 4096 ids a rank can hold at once) with a checked
+#   6000, beyond the 4096 ids a rank can hold at once) with a checked
 #   allreduce every 7th, plus the reuse corner cases (stale handles, ranks
 #   freeing at different times, split colours, a free with a recv in
 #   flight); RSS at the end within CHURN_MAX_KB (1024) of RSS after 1000.
@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top_builddir=${top_builddir:-$(cd "$here/../.." && pwd)}
 RUN=$top_builddir/tools/plexusrun
 PROG=$top_builddir/tests/mr/churn_check
-cycles=${CHURN_CYCLES:-20000}
+cycles=${CHURN_CYCLES:-6000}
 maxkb=${CHURN_MAX_KB:-1024}
 ranks=${CHURN_RANKS:-4}
 limit=${CHURN_TIMEOUT:-300}
