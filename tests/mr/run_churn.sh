@@ -20,10 +20,12 @@ for f in "$RUN" "$PROG"; do
     [ -x "$f" ] || { echo "run_churn.sh: FAIL: $f not built"; exit 1; }
 done
 echo "+ $RUN -n $ranks --timeout $limit $PROG -n $cycles -m $maxkb"
-out=$("$RUN" -n "$ranks" --timeout "$limit" "$PROG" -n "$cycles" -m "$maxkb" 2>&1)
-rc=$?
-echo "$out" | tail -n 40
-ok=$(echo "$out" | grep -c "^churn_check: rank [0-9]*: .* 0 failures")
+log=$(mktemp "${TMPDIR:-/tmp}/plx_churn.XXXXXX") || exit 1
+trap 'rm -f "$log"' EXIT
+# streamed, so a long run (make check-churn) shows its RSS curve as it goes
+"$RUN" -n "$ranks" --timeout "$limit" "$PROG" -n "$cycles" -m "$maxkb" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+ok=$(grep -c "^churn_check: rank [0-9]*: .* 0 failures" "$log")
 if [ "$rc" -eq 0 ] && [ "$ok" -eq "$ranks" ]; then
     echo "PASS: $cycles dup+free cycles at $ranks ranks in constant memory"
     exit 0
