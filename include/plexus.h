@@ -149,9 +149,10 @@ typedef struct plx_oob {
 plx_status_t plx_init_oob(const plx_oob_t *oob, plx_context_t *ctx);
 
 /* Tear down; collective over all ranks.  Frees every communicator.  *ctx
- * becomes NULL.  PLX_ERR_INVALID_ARG for a NULL or finalized context (a
- * finalized context keeps a small dead handle so that a stale copy is
- * detected rather than read after free).
+ * becomes NULL.  PLX_ERR_INVALID_ARG for a NULL or finalized context (the
+ * object of a finalized context is kept, marked dead, until 16 later
+ * contexts have ended, so a stale copy is detected rather than read after
+ * free; memory stays bounded and nothing is leaked at exit).
  * After any call of this context ended with PLX_ERR_TIMEOUT,
  * PLX_ERR_PEER_FAILED or PLX_ERR_MISMATCH the job is broken, and
  * plx_finalize is no longer collective: it skips its barriers (which would
@@ -174,8 +175,14 @@ plx_status_t plx_comm_split(plx_comm_t comm, int color, int key, plx_comm_t *new
 /* A new communicator with the same ranks; collective over comm. */
 plx_status_t plx_comm_dup(plx_comm_t comm, plx_comm_t *newcomm);
 /* Free a communicator made by split or dup; *comm becomes NULL.  Local
- * (not collective).  Using a freed handle afterwards gives
- * PLX_ERR_INVALID_ARG until plx_finalize. Freeing the world comm is invalid. */
+ * (not collective), but it may wait (at most PLX_TIMEOUT) until the other
+ * members have finished reading this rank's part of the last node-local
+ * collective.  Its id and memory are reused by later communicators, so a
+ * code may dup and free one per phase or per call for as long as it runs
+ * (a rank may belong to at most 4096 communicators at once).  Using a freed
+ * handle gives PLX_ERR_INVALID_ARG until 64 later communicators of the
+ * context have been freed (its object is then reused); freeing one with
+ * operations in flight, or the world comm, is PLX_ERR_INVALID_ARG. */
 plx_status_t plx_comm_free(plx_comm_t *comm);
 
 /* ---- collectives (blocking) -------------------------------------------

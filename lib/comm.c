@@ -2,23 +2,39 @@
  * lib/comm.c — communicators: world, rank/size, split, dup, free.
  *
  * A communicator is an ordered list of world ranks plus an id that every
- * member agrees on.  Ids are chosen like MPI context ids: each rank keeps
- * the lowest id not used by any of its communicators (ctx->next_comm_id);
- * a split takes the maximum of that value over the parent's members, so the
- * new id is unused by every member, and everyone in the parent moves past
- * it.  Message tags carry the id, so traffic of different communicators
- * never matches.
+ * member agrees on.  Message tags and node-local slot channels are keyed by
+ * the id, so traffic of different communicators never matches.
  *
- * Freed communicators keep their memory, marked dead, until plx_finalize:
- * a stale handle is then reported as PLX_ERR_INVALID_ARG instead of being
- * read after free.
+ * Ids are reused.  Each rank marks the ids of the comms it belongs to in
+ * ctx->comm_ids_used; a split or dup allgathers these sets over the parent
+ * and every member takes the lowest id that no parent member uses (as MPI
+ * context ids), so all compute the same one.  plx_comm_free clears the bit
+ * at once on the freeing rank; the id becomes reusable only when *every*
+ * member of a later split has freed it, because until then that member's
+ * bit keeps it out of the union.  Before the bit is cleared, freeing waits
+ * (bounded) until the other members have finished reading this rank's
+ * node-local slot window, and a comm reusing a channel numbers its slot
+ * collectives above every number its members ever wrote (slots_seq_hwm).
+ *
+ * Freed comm objects are kept, marked dead, in a FIFO of PLX_COMM_QUARANTINE
+ * entries and only then reused (with gen incremented): a stale handle is
+ * reported as PLX_ERR_INVALID_ARG for at least that many later frees,
+ * while the memory stays bounded by the peak number of live comms.
  */
 #include "plx_internal.h"
+#include "request.h"
+#include "sched.h"
+#include "coll/node_slots.h"
+#include "coll/node_direct.h"
+#include "coll/hier.h"
+#include "device.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define PLX_COMM_ID_MAX 0xffffffu   /* 24 bits in the tag */
+/* Freed comm objects kept dead before one is reused. */
+#define PLX_COMM_QUARANTINE 64
+#define ID_WORDS (PLX_COMM_ID_LIMIT / 64)
 
 plx_status_t plx_comm_world(plx_context_t ctx, plx_comm_t *comm)
 {
@@ -44,74 +60,173 @@ plx_status_t plx_comm_size(plx_comm_t comm, int *size)
     return PLX_SUCCESS;
 }
 
+/* ---- comm objects: live list, dead FIFO -------------------------------------- */
+static void ids_set(plx_context_t ctx, uint32_t id, int used)
+{
+    uint64_t bit = 1ull << (id % 64);
+    if (used) ctx->comm_ids_used[id / 64] |= bit;
+    else ctx->comm_ids_used[id / 64] &= ~bit;
+}
+
+/* A zeroed comm object: the oldest dead one once the quarantine is full. */
+static plx_comm_t comm_obj_get(plx_context_t ctx)
+{
+    if (ctx->ndead > PLX_COMM_QUARANTINE) {
+        plx_comm_t c = ctx->dead_head;
+        ctx->dead_head = c->next;
+        if (!ctx->dead_head) ctx->dead_tail = NULL;
+        ctx->ndead--;
+        uint32_t gen = c->gen + 1;
+        memset(c, 0, sizeof *c);
+        c->gen = gen;
+        return c;
+    }
+    return calloc(1, sizeof(struct plx_comm));
+}
+
+static void live_link(plx_context_t ctx, plx_comm_t c)
+{
+    c->prev = NULL;
+    c->next = ctx->comms;
+    if (ctx->comms) ctx->comms->prev = c;
+    ctx->comms = c;
+}
+
+static void live_unlink(plx_context_t ctx, plx_comm_t c)
+{
+    if (c->prev) c->prev->next = c->next;
+    else ctx->comms = c->next;
+    if (c->next) c->next->prev = c->prev;
+    c->next = c->prev = NULL;
+}
+
+/* Everything a comm holds besides the object itself. */
+static void comm_release_state(plx_comm_t c)
+{
+    plx_slots_release(c);
+    plx_direct_release(c);
+    plx_hier_release(c);
+    plx_dev_comm_release(c);
+    free(c->world_rank);
+    c->world_rank = NULL;
+}
+
+void plx_comms_release_all(plx_context_t ctx)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        plx_comm_t c = pass ? ctx->dead_head : ctx->comms;
+        while (c) {
+            plx_comm_t next = c->next;
+            comm_release_state(c);
+            c->magic = PLX_DEAD_MAGIC;
+            free(c);
+            c = next;
+        }
+    }
+    ctx->comms = ctx->dead_head = ctx->dead_tail = NULL;
+    ctx->ndead = 0;
+}
+
+/* ---- split / dup ------------------------------------------------------------- */
 /* What each parent member tells the others in a split. */
 typedef struct split_entry {
     int32_t color, key, rank;
-    uint32_t next_id;
+    uint32_t pad;
+    uint64_t slots_seq_hwm;
+    uint64_t ids_used[ID_WORDS];
 } split_entry_t;
 
 static int cmp_split(const void *a, const void *b)
 {
-    const split_entry_t *x = a, *y = b;
+    const split_entry_t *x = *(split_entry_t *const *)a, *y = *(split_entry_t *const *)b;
     if (x->key != y->key) return x->key < y->key ? -1 : 1;
     return x->rank < y->rank ? -1 : (x->rank > y->rank);
+}
+
+/* The lowest id no parent member uses; -1 if there is none. */
+static int agreed_id(const split_entry_t *all, int n)
+{
+    for (int w = 0; w < ID_WORDS; w++) {
+        uint64_t used = 0;
+        for (int r = 0; r < n; r++) used |= all[r].ids_used[w];
+        if (~used) return w * 64 + __builtin_ctzll(~used);
+    }
+    return -1;
 }
 
 static plx_status_t do_split(const char *fn, plx_comm_t comm, int color, int key, plx_comm_t *newcomm)
 {
     plx_context_t ctx = comm->ctx;
-    split_entry_t mine = { color, key, comm->rank, ctx->next_comm_id };
+    split_entry_t *mine = calloc(1, sizeof *mine);
     split_entry_t *all = malloc((size_t)comm->size * sizeof *all);
-    if (!all) return PLX_ERR_NO_MEMORY;
-    plx_status_t st = plx_coll_allgather_bytes(comm, &mine, all, sizeof mine);
-    if (st != PLX_SUCCESS) {
-        free(all);
-        return st;
-    }
-    uint32_t id = 0;
-    for (int r = 0; r < comm->size; r++)
-        if (all[r].next_id > id) id = all[r].next_id;
-    if (id > PLX_COMM_ID_MAX) {
-        free(all);
-        plx_error("%s: out of communicator ids (%u used)", fn, PLX_COMM_ID_MAX);
-        return PLX_ERR_NO_MEMORY;
-    }
-    ctx->next_comm_id = id + 1;
+    split_entry_t **members = malloc((size_t)comm->size * sizeof *members);
+    plx_comm_t c = NULL;
+    int *wr = NULL;
+    plx_status_t st = PLX_ERR_NO_MEMORY;
+    if (!mine || !all || !members) goto out;
+    *mine = (split_entry_t){ .color = color, .key = key, .rank = comm->rank };
+    plx_ctx_lock(ctx);   /* plx_comm_free of another comm may run in another thread */
+    mine->slots_seq_hwm = ctx->slots_seq_hwm;
+    memcpy(mine->ids_used, ctx->comm_ids_used, sizeof mine->ids_used);
+    plx_ctx_unlock(ctx);
+    st = plx_coll_allgather_bytes(comm, mine, all, sizeof *mine);
+    if (st != PLX_SUCCESS) goto out;
 
+    int id = agreed_id(all, comm->size);
+    if (id < 0) {
+        plx_error("%s: out of communicator ids: some rank of the parent belongs to %d "
+                  "communicators at once (free unused ones)", fn, PLX_COMM_ID_LIMIT);
+        st = PLX_ERR_NO_MEMORY;
+        goto out;
+    }
+    st = PLX_SUCCESS;
     if (color == PLX_UNDEFINED) {
-        free(all);
         *newcomm = NULL;
-        return PLX_SUCCESS;
+        goto out;
     }
-    /* members of my colour, ordered by (key, parent rank) */
+    /* members of my colour, ordered by (key, parent rank); the slot base
+     * covers every one of them */
     int n = 0;
+    uint64_t base = 0;
     for (int r = 0; r < comm->size; r++)
-        if (all[r].color == color) all[n++] = all[r];
-    qsort(all, (size_t)n, sizeof *all, cmp_split);
+        if (all[r].color == color) {
+            members[n++] = &all[r];
+            if (all[r].slots_seq_hwm > base) base = all[r].slots_seq_hwm;
+        }
+    qsort(members, (size_t)n, sizeof *members, cmp_split);
 
-    plx_comm_t c = calloc(1, sizeof *c);
-    int *wr = malloc((size_t)n * sizeof(int));
-    if (!c || !wr) {
-        free(c);
-        free(wr);
-        free(all);
-        return PLX_ERR_NO_MEMORY;
-    }
+    st = PLX_ERR_NO_MEMORY;
+    plx_ctx_lock(ctx);
+    c = comm_obj_get(ctx);
+    plx_ctx_unlock(ctx);
+    wr = malloc((size_t)n * sizeof(int));
+    if (!c || !wr) goto out;
     c->magic = PLX_COMM_MAGIC;
     c->ctx = ctx;
-    c->id = id;
+    c->id = (uint32_t)id;
     c->size = n;
     c->world_rank = wr;
+    c->slots_seq_base = base;
     for (int i = 0; i < n; i++) {
-        wr[i] = comm->world_rank[all[i].rank];
-        if (all[i].rank == comm->rank) c->rank = i;
+        wr[i] = comm->world_rank[members[i]->rank];
+        if (members[i]->rank == comm->rank) c->rank = i;
     }
-    free(all);
-    c->next = ctx->comms;
-    ctx->comms = c;
+    wr = NULL;
+    plx_ctx_lock(ctx);
+    ids_set(ctx, c->id, 1);
+    live_link(ctx, c);
+    plx_ctx_unlock(ctx);
     *newcomm = c;
-    plx_debug("%s: new comm id %u, rank %d of %d", fn, c->id, c->rank, c->size);
-    return PLX_SUCCESS;
+    c = NULL;
+    st = PLX_SUCCESS;
+    plx_debug("%s: new comm id %u, rank %d of %d", fn, (*newcomm)->id, (*newcomm)->rank, (*newcomm)->size);
+out:
+    free(c);
+    free(wr);
+    free(mine);
+    free(all);
+    free(members);
+    return st;
 }
 
 plx_status_t plx_comm_split(plx_comm_t comm, int color, int key, plx_comm_t *newcomm)
@@ -130,14 +245,51 @@ plx_status_t plx_comm_dup(plx_comm_t comm, plx_comm_t *newcomm)
     return do_split("plx_comm_dup", comm, 0, comm->rank, newcomm);
 }
 
+/* ---- free ------------------------------------------------------------------ */
+/* Does a request in flight still use c? (lock held) */
+static int comm_busy(plx_context_t ctx, plx_comm_t c)
+{
+    for (struct plx_request *r = ctx->active_head; r; r = r->next) {
+        if (r->done) continue;
+        if (((r->kind == REQ_SEND || r->kind == REQ_RECV) && r->comm == c) ||
+            (r->kind == REQ_SLOTS && r->slots.comm == c) ||
+            (r->kind == REQ_SCHED && r->sched && sched_comm(r->sched) == c))
+            return 1;
+    }
+    return 0;
+}
+
 plx_status_t plx_comm_free(plx_comm_t *comm)
 {
     if (!comm || !plx_comm_ok(*comm)) return plx_bad_arg("plx_comm_free", "invalid or freed communicator");
     plx_comm_t c = *comm;
-    if (c == c->ctx->world) return plx_bad_arg("plx_comm_free", "the world communicator belongs to the context");
-    c->magic = PLX_DEAD_MAGIC;      /* memory stays listed in ctx->comms until finalize */
-    free(c->world_rank);
-    c->world_rank = NULL;
+    plx_context_t ctx = c->ctx;
+    if (c == ctx->world) return plx_bad_arg("plx_comm_free", "the world communicator belongs to the context");
+    plx_ctx_lock(ctx);
+    if (comm_busy(ctx, c)) {
+        plx_ctx_unlock(ctx);
+        return plx_bad_arg("plx_comm_free", "communicator %u still has operations in flight "
+                           "(wait for them first)", c->id);
+    }
+    c->magic = PLX_DEAD_MAGIC;   /* from here on the handle is refused */
+    live_unlink(ctx, c);
+    plx_ctx_unlock(ctx);
+
+    /* the id returns to the pool only once nobody reads our slot window */
+    int drained = plx_slots_drain(c, ctx->cfg.timeout_s) == 0;
+    plx_ctx_lock(ctx);
+    uint64_t last = plx_slots_last_seq(c);
+    if (last > ctx->slots_seq_hwm) ctx->slots_seq_hwm = last;
+    if (drained) ids_set(ctx, c->id, 0);
+    else plx_warn("plx_comm_free: comm %u: a member never finished its last node-local collective; "
+                  "its id is not reused", c->id);
+    comm_release_state(c);
+    c->next = NULL;
+    if (ctx->dead_tail) ctx->dead_tail->next = c;
+    else ctx->dead_head = c;
+    ctx->dead_tail = c;
+    ctx->ndead++;
+    plx_ctx_unlock(ctx);
     *comm = NULL;
     return PLX_SUCCESS;
 }

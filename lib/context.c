@@ -210,14 +210,49 @@ static plx_status_t make_world(plx_context_t ctx)
     w->rank = ctx->rank;
     w->size = ctx->size;
     ctx->world = w;
-    ctx->next_comm_id = 1;
+    ctx->comm_ids_used[0] = 1;   /* id 0: world */
     return PLX_SUCCESS;
 }
 
+/* ---- context objects ---------------------------------------------------------
+ * A finalized context object is kept, marked dead, so that a stale copy of
+ * its handle is reported as invalid instead of read after free; it is
+ * reused by a later plx_init only once CTX_QUARANTINE dead ones wait.  The
+ * list is reachable from this static, so leak checkers see no leak, and
+ * its memory is bounded (process-wide state, guarded by its own lock). */
+#define CTX_QUARANTINE 16
+static pthread_mutex_t dead_ctx_lock = PTHREAD_MUTEX_INITIALIZER;
+static plx_context_t dead_ctx[CTX_QUARANTINE + 1];   /* oldest first */
+static int ndead_ctx;
+
+static plx_context_t context_obj_get(void)
+{
+    plx_context_t ctx = NULL;
+    pthread_mutex_lock(&dead_ctx_lock);
+    if (ndead_ctx > CTX_QUARANTINE) {
+        ctx = dead_ctx[0];
+        memmove(dead_ctx, dead_ctx + 1, (size_t)--ndead_ctx * sizeof dead_ctx[0]);
+    }
+    pthread_mutex_unlock(&dead_ctx_lock);
+    if (ctx) memset(ctx, 0, sizeof *ctx);
+    else ctx = calloc(1, sizeof *ctx);
+    return ctx;
+}
+
+static void context_obj_put(plx_context_t ctx)
+{
+    pthread_mutex_lock(&dead_ctx_lock);
+    if (ndead_ctx == CTX_QUARANTINE + 1) {   /* many contexts ended at once: the oldest goes */
+        free(dead_ctx[0]);
+        memmove(dead_ctx, dead_ctx + 1, (size_t)--ndead_ctx * sizeof dead_ctx[0]);
+    }
+    dead_ctx[ndead_ctx++] = ctx;
+    pthread_mutex_unlock(&dead_ctx_lock);
+}
+
 /* Release everything the context holds.  keep_handle: leave the struct
- * itself allocated and marked dead, so a stale copy of a finalized handle
- * is reported as invalid instead of read after free (a few hundred bytes
- * per init/finalize pair; documented in plexus.h). */
+ * itself in the dead-context quarantine (above), so a stale copy of a
+ * finalized handle is reported as invalid instead of read after free. */
 static void context_destroy(plx_context_t ctx, int keep_handle)
 {
     plx_requests_release(ctx);   /* before the transports: it cancels their requests */
@@ -225,17 +260,7 @@ static void context_destroy(plx_context_t ctx, int keep_handle)
     plx_dev_finalize(ctx);       /* NCCL communicators, streams, pinned memory (lib/device.c) */
     for (int t = ctx->ntl - 1; t >= 0; t--) ctx->tl[t].ops->finalize(ctx->tl[t].state);
     if (ctx->oob) ctx->oob->close(ctx->oob_state);
-    plx_comm_t c = ctx->comms;
-    while (c) {
-        plx_comm_t next = c->next;
-        plx_slots_release(c);
-        plx_direct_release(c);
-        plx_hier_release(c);
-        c->magic = PLX_DEAD_MAGIC;
-        free(c->world_rank);
-        free(c);
-        c = next;
-    }
+    plx_comms_release_all(ctx);   /* lib/comm.c: live and freed ones */
     if (ctx->world) {
         plx_slots_release(ctx->world);
         plx_direct_release(ctx->world);
@@ -259,7 +284,8 @@ static void context_destroy(plx_context_t ctx, int keep_handle)
     pthread_mutex_destroy(&ctx->lock);
     /* volatile: the store must happen even though nothing reads it here */
     *(volatile uint32_t *)&ctx->magic = PLX_DEAD_MAGIC;
-    if (!keep_handle) free(ctx);
+    if (keep_handle) context_obj_put(ctx);
+    else free(ctx);
 }
 
 /* Everything of init after the ranks have found each other. */
@@ -268,7 +294,7 @@ static plx_status_t init_common(plx_context_t *out, const plx_oob_t *user)
     *out = NULL;
     plx_log_init(-1);
 
-    plx_context_t ctx = calloc(1, sizeof *ctx);
+    plx_context_t ctx = context_obj_get();
     if (!ctx) return PLX_ERR_NO_MEMORY;
     ctx->magic = PLX_CTX_MAGIC;
     pthread_mutex_init(&ctx->lock, NULL);

@@ -1004,6 +1004,11 @@ plx_status_t plx_dev_init(plx_context_t ctx)
     return PLX_SUCCESS;
 }
 
+void plx_dev_comm_release(plx_comm_t comm)
+{
+    if (comm->ctx->dev) dc_free(comm->ctx, comm);
+}
+
 void plx_dev_finalize(plx_context_t ctx)
 {
     struct plx_dev_ctx *d = ctx->dev;

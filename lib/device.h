@@ -43,6 +43,8 @@ plx_status_t plx_dev_init(plx_context_t ctx);
  * hooks ran) and before the transports go: NCCL communicators, streams,
  * events and pinned memory.  Safe on a partly initialised context. */
 void plx_dev_finalize(plx_context_t ctx);
+/* At plx_comm_free: the comm's NCCL communicator and stream. */
+void plx_dev_comm_release(plx_comm_t comm);
 /* Called with the lock held for every collective when ctx->dev_on: 0 if
  * the call is a host one (the caller goes on as before); 1 if it was taken
  * here, *st then being the start's status (*req set on success). */
@@ -54,6 +56,7 @@ int plx_dev_is_device_buffer(const void *p);
 static inline int plx_dev_is_device_buffer(const void *p) { (void)p; return 0; }
 static inline plx_status_t plx_dev_init(plx_context_t ctx) { (void)ctx; return PLX_SUCCESS; }
 static inline void plx_dev_finalize(plx_context_t ctx) { (void)ctx; }
+static inline void plx_dev_comm_release(plx_comm_t comm) { (void)comm; }
 static inline int plx_dev_start_locked(plx_comm_t comm, const coll_args_t *a, plx_request_t *req,
                                        plx_status_t *st)
 {

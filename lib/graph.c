@@ -14,6 +14,7 @@
  * then only resets counters and walks these arrays.
  */
 #include "graph.h"
+#include "config.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -88,36 +89,28 @@ static const char *policy_name(int p)
     return p == PLX_GRAPH_FIFO ? "fifo" : p == PLX_GRAPH_COMPUTE_FIRST ? "compute_first" : "comm_first";
 }
 
+/* The PLX_GRAPH_* settings, parsed and checked by lib/config.c (plx_init
+ * refuses bad values, so a bad one here means it changed since). */
 /* PLX_GRAPH_INLINE_US in seconds (default 10 us); -1 if bad. */
 static double inline_env(void)
 {
-    const char *s = getenv("PLX_GRAPH_INLINE_US");
-    if (!s || !*s) return 10e-6;
-    char *end;
-    double us = strtod(s, &end);
-    if (end == s || *end || !(us >= 0) || us > 1e6) return -1;
-    return us * 1e-6;
+    double us = 10;
+    return plx_env_real("PLX_GRAPH_INLINE_US", &us) < 0 ? -1 : us * 1e-6;
 }
 
 /* PLX_GRAPH_COMM_WINDOW (default 2); 0 if bad. */
 static uint32_t window_env(void)
 {
-    const char *s = getenv("PLX_GRAPH_COMM_WINDOW");
-    if (!s || !*s) return 2;
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || v < 1 || v > 1000000) return 0;
-    return (uint32_t)v;
+    int w = 2;
+    return plx_env_int("PLX_GRAPH_COMM_WINDOW", &w) < 0 ? 0 : (uint32_t)w;
 }
 
 /* PLX_GRAPH_POLICY; -1 if bad. */
 static int policy_env(void)
 {
-    const char *s = getenv("PLX_GRAPH_POLICY");
-    if (!s || !*s || strcasecmp(s, "comm_first") == 0) return PLX_GRAPH_COMM_FIRST;
-    if (strcasecmp(s, "compute_first") == 0) return PLX_GRAPH_COMPUTE_FIRST;
-    if (strcasecmp(s, "fifo") == 0) return PLX_GRAPH_FIFO;
-    return -1;
+    static const int policy[] = { PLX_GRAPH_COMM_FIRST, PLX_GRAPH_COMPUTE_FIRST, PLX_GRAPH_FIFO };
+    int i = 0;
+    return plx_env_choice("PLX_GRAPH_POLICY", &i) < 0 ? -1 : policy[i];
 }
 
 /* ---- create ------------------------------------------------------------------- */
@@ -183,7 +176,7 @@ static plx_status_t comm_slot(const char *fn, plx_graph_t g, plx_comm_t comm, ui
     if (comm->ctx != g->ctx)
         return plx_bad_arg(fn, "the communicator belongs to another context than the graph");
     for (uint32_t i = 0; i < g->ncomms; i++)
-        if (g->comms[i].comm == comm) {
+        if (g->comms[i].comm == comm && g->comms[i].comm_gen == comm->gen) {
             *slot = i;
             return PLX_SUCCESS;
         }
@@ -196,6 +189,7 @@ static plx_status_t comm_slot(const char *fn, plx_graph_t g, plx_comm_t comm, ui
     }
     memset(&g->comms[g->ncomms], 0, sizeof g->comms[0]);
     g->comms[g->ncomms].comm = comm;
+    g->comms[g->ncomms].comm_gen = comm->gen;
     *slot = g->ncomms++;
     return PLX_SUCCESS;
 }
@@ -533,7 +527,8 @@ static plx_status_t compile(plx_graph_t g)
 
     for (uint32_t v = 0; v < n; v++) {
         gnode_t *x = &g->nodes[v];
-        if (x->kind != GN_COMPUTE && !plx_comm_ok(g->comms[x->cslot].comm))
+        if (x->kind != GN_COMPUTE && !(plx_comm_ok(g->comms[x->cslot].comm) &&
+                                       g->comms[x->cslot].comm->gen == g->comms[x->cslot].comm_gen))
             return plx_bad_arg(fn, "the communicator of node %u was freed after the node was added", v);
     }
 

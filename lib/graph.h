@@ -54,6 +54,7 @@ typedef struct gnode {
 /* One communicator used by the graph. */
 typedef struct gcomm {
     plx_comm_t comm;
+    uint32_t comm_gen;         /* comm->gen when added: a freed and reused object differs */
     uint32_t ncoll;            /* collective nodes on it */
     uint32_t *order;           /* their node ids in the compiled (matching) order */
     uint32_t next;             /* launch: position of the next one to post */

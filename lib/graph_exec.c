@@ -532,7 +532,7 @@ static plx_status_t launch(const char *fn, plx_graph_t g, plx_request_t *req, in
     if (!g->compiled) return plx_bad_arg(fn, "the graph is not compiled (plx_graph_compile first)");
     if (!ctx_alive(g)) return plx_bad_arg(fn, "the graph's context was finalized");
     for (uint32_t c = 0; c < g->ncomms; c++)
-        if (!plx_comm_ok(g->comms[c].comm))
+        if (!plx_comm_ok(g->comms[c].comm) || g->comms[c].comm->gen != g->comms[c].comm_gen)
             return plx_bad_arg(fn, "a communicator of the graph was freed after compile");
     plx_context_t ctx = g->ctx;
     plx_ctx_lock(ctx);

@@ -28,6 +28,7 @@
 #define _GNU_SOURCE   /* sched_getaffinity, CPU_COUNT, pthread_setname_np */
 #endif
 #include "graph.h"
+#include "config.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -61,15 +62,8 @@ typedef struct gpool {
 /* ---- settings ---------------------------------------------------------------- */
 int graph_threads_env(int *n)
 {
-    const char *s = getenv("PLX_GRAPH_THREADS");
     *n = 0;
-    if (!s || !*s) return 0;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < 1 || v > POOL_MAX_THREADS) return -1;
-    *n = (int)v;
-    return 0;
+    return plx_env_int("PLX_GRAPH_THREADS", n) < 0 ? -1 : 0;   /* lib/config.c: 1..1024 */
 }
 
 static int default_threads(plx_context_t ctx)

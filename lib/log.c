@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 int plx_log_level = PLX_LOG_WARN;
@@ -70,4 +71,42 @@ void plx_log_msg(int level, const char *fmt, ...)
     /* one write() so lines of different ranks do not interleave */
     ssize_t w = write(2, line, len);
     (void)w;
+}
+
+/* ---- rate-limited lines ---------------------------------------------------- */
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void plx_log_limited(plx_log_limit_t *lim, int period_ms, int level, const char *fmt, ...)
+{
+    if (level > plx_log_level) return;
+    long long now = now_ms();
+    if (lim->last_ms && now - lim->last_ms < period_ms) {
+        lim->suppressed++;
+        return;
+    }
+    char text[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (lim->suppressed)
+        plx_log_msg(level, "%s (%u similar line%s suppressed in the last %.1f s)", text, lim->suppressed,
+                    lim->suppressed == 1 ? "" : "s", (double)(now - lim->last_ms) / 1000);
+    else
+        plx_log_msg(level, "%s", text);
+    lim->last_ms = now;
+    lim->suppressed = 0;
+}
+
+void plx_log_limit_flush(plx_log_limit_t *lim, int level, const char *what)
+{
+    if (lim->suppressed && level <= plx_log_level)
+        plx_log_msg(level, "%s: %u similar line%s suppressed at the end", what, lim->suppressed,
+                    lim->suppressed == 1 ? "" : "s");
+    lim->suppressed = 0;
 }

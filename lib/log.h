@@ -27,6 +27,21 @@ void plx_log_set_rank(int rank);
 void plx_log_lazy_init(void);
 void plx_log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Rate limit for lines that strangers can cause (a connection flood must
+ * not become a log flood): at most one line per period.  The caller keeps
+ * one plx_log_limit_t per kind of line, zeroed at start. */
+typedef struct plx_log_limit {
+    long long last_ms;      /* when the last line was written (0: never) */
+    unsigned suppressed;    /* lines skipped since then */
+} plx_log_limit_t;
+/* Write one line at level through lim: written if the last one written
+ * through lim is at least period_ms old (with "(N similar lines
+ * suppressed)" appended when some were skipped), else only counted. */
+void plx_log_limited(plx_log_limit_t *lim, int period_ms, int level, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* At the end (a server stopping): one line with the count still pending. */
+void plx_log_limit_flush(plx_log_limit_t *lim, int level, const char *what);
+
 #define plx_log(level, ...) \
     do { if ((level) <= plx_log_level) plx_log_msg((level), __VA_ARGS__); } while (0)
 #define plx_error(...) plx_log(PLX_LOG_ERROR, __VA_ARGS__)

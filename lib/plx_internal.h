@@ -31,6 +31,10 @@
 
 #define PLX_MAX_TRANSPORTS 4
 
+/* Communicator ids are 0..PLX_COMM_ID_LIMIT-1 (a rank belongs to at most
+ * that many comms at once, world included). */
+#define PLX_COMM_ID_LIMIT 4096
+
 /* Settings read from PLX_* at plx_init (see lib/config.c for the table). */
 typedef struct plx_config {
     double timeout_s;          /* PLX_TIMEOUT */
@@ -69,10 +73,18 @@ struct plx_context {
     uint8_t *peer_tl;          /* index into tl[] for each world rank */
 
     struct plx_comm *world;
-    struct plx_comm *comms;    /* every comm made by split/dup, live or freed (freed ones keep
-                                  their memory with a dead magic until finalize, so a stale
-                                  handle is detected instead of read after free) */
-    uint32_t next_comm_id;     /* lowest id not used by any comm this rank belongs to */
+    struct plx_comm *comms;    /* live comms made by split/dup (lib/comm.c) */
+    /* Communicator ids in use by this rank's comms (bit i: id i); a freed
+     * comm's id is cleared, and a new comm takes the lowest id clear at
+     * every member, so ids are reused yet always agreed (lib/comm.c). */
+    uint64_t comm_ids_used[PLX_COMM_ID_LIMIT / 64];
+    /* Highest node-local slot sequence a freed comm of this rank wrote:
+     * a comm that reuses a slot channel numbers its collectives above it. */
+    uint64_t slots_seq_hwm;
+    /* Freed comm objects, oldest first, kept (with a dead magic) so a stale
+     * handle is detected; reused only when PLX_COMM_QUARANTINE wait. */
+    struct plx_comm *dead_head, *dead_tail;
+    unsigned ndead;
 
     /* Large schedule scratch kept for reuse (lib/sched.c): malloc hands
      * big blocks out as fresh mmaps, and faulting them in on every call
@@ -148,12 +160,17 @@ struct plx_comm {
     struct hier_map *hier;     /* nodes of its ranks, for lib/coll/hier.c (built at first use) */
     char transports[32];       /* "shm", "ucx", "shm+ucx": who carries its traffic (first use) */
     unsigned tmask;            /* the same as bits: 1 << index in ctx->tl[] */
-    struct plx_comm *next;     /* ctx->comms list */
+    struct plx_comm *next, *prev;   /* ctx->comms list (dead ones: next in ctx->dead_head) */
+    uint32_t gen;              /* incremented each time the object is reused for a new comm */
+    uint64_t slots_seq_base;   /* node-local slot sequences start above this (agreed at creation) */
     /* GPU buffers (lib/device.c): plx_mem_type_t set by plx_comm_set_mem_type
      * (0 = detect), and the device state made at the first device collective */
     int mem_type;
     struct plx_dev_comm *dev;
 };
+
+/* Release every comm of ctx, live or freed, and all they hold (finalize). */
+void plx_comms_release_all(struct plx_context *ctx);
 
 /* A communicator handle is usable. */
 static inline int plx_comm_ok(const struct plx_comm *c)

@@ -69,6 +69,7 @@ static plx_status_t parse_tune(const char *text, coll_rules_t rules[PLX_COLL_COU
     if (!buf) return PLX_ERR_NO_MEMORY;
     memcpy(buf, text, len + 1);
     plx_status_t st = PLX_SUCCESS;
+    int named[PLX_COLL_COUNT] = { 0 };   /* a second rule for one collective is refused */
     char *save_rule = NULL;
     for (char *rule = strtok_r(buf, ";", &save_rule); rule; rule = strtok_r(NULL, ";", &save_rule)) {
         rule = trim(rule);
@@ -87,21 +88,28 @@ static plx_status_t parse_tune(const char *text, coll_rules_t rules[PLX_COLL_COU
             st = PLX_ERR_INVALID_ARG;
             break;
         }
+        if (named[coll]++) {
+            snprintf(err, errlen, "PLX_TUNE: a second rule for %s (put all its ranges in one rule, "
+                     "separated by ',')", rule);
+            st = PLX_ERR_INVALID_ARG;
+            break;
+        }
         coll_rules_t *cr = &rules[coll];
         cr->n = 0;
         char *save_r = NULL;
         for (char *item = strtok_r(colon + 1, ",", &save_r); item; item = strtok_r(NULL, ",", &save_r)) {
             char *at = strchr(item, '@');
+            /* the byte range ends at the optional "/pmin-pmax" (communicator
+             * sizes the range applies to): its dash must come before both */
+            char *slash = at ? memchr(item, '/', (size_t)(at - item)) : NULL;
             char *dash = strchr(item, '-');
-            if (!at || !dash || dash > at) {
-                snprintf(err, errlen, "PLX_TUNE: '%s' in %s is not lo-hi@algorithm", item, rule);
+            if (!at || !dash || dash > at || (slash && dash > slash)) {
+                snprintf(err, errlen, "PLX_TUNE: '%s' in %s is not lo-hi[/ranks-ranks]@algorithm", item, rule);
                 st = PLX_ERR_INVALID_ARG;
                 break;
             }
             *at = '\0';
-            /* optional "/pmin-pmax": communicator sizes the range applies to */
             int pmin = 1, pmax = INT32_MAX;
-            char *slash = strchr(item, '/');
             if (slash) {
                 *slash = '\0';
                 char *pdash = strchr(slash + 1, '-');

@@ -47,7 +47,11 @@ elif ! command -v mpirun.openmpi >/dev/null; then
 else
     ran=1
     echo "+ mpicc.openmpi tests/mpi/oob_mpi.c; mpirun.openmpi -n 3 oob_mpi"
-    if ! mpicc.openmpi -O2 -I"$top_srcdir/include" "$top_srcdir/tests/mpi/oob_mpi.c" \
+    # a sanitized libplexus (make check-sanitize) needs a sanitized program:
+    # the -fsanitize flags of $CC go to mpicc too
+    san=$(for w in ${CC:-}; do case $w in -fsanitize*) printf '%s ' "$w" ;; esac; done)
+    # shellcheck disable=SC2086
+    if ! mpicc.openmpi -O2 $san -I"$top_srcdir/include" "$top_srcdir/tests/mpi/oob_mpi.c" \
             -L"$top_builddir/.libs" -Wl,-rpath,"$top_builddir/.libs" -lplexus -o "$tmp/oob_mpi" \
             >"$tmp/cc" 2>&1; then
         cat "$tmp/cc"; echo "  FAIL: cannot build oob_mpi"; fail=1

@@ -210,6 +210,7 @@ static void oq_write(outq_t *q)
         off += (size_t)w;
     }
     if (q->dead) off = q->len;
+    if (off == 0) return;   /* also: data may still be NULL (UBSan: memmove(NULL...)) */
     memmove(q->data, q->data + off, q->len - off);
     q->len -= off;
 }

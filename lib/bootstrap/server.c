@@ -104,8 +104,10 @@ struct plx_boot_server {
     conn_t *grave;               /* closed conns, freed at the end of a step */
     size_t nqueued;              /* conns with a non-empty send queue */
     int64_t accept_paused_until; /* after EMFILE: stop accepting for a moment */
-    int64_t evict_logged_at;     /* rate limit of the eviction warning */
-    unsigned evicted_unlogged;
+    /* Warn lines that strangers can cause (refusals, handshakes that
+     * fail or time out, evictions): one per second per kind, with a count
+     * of those skipped, so a connection flood is not a log flood. */
+    plx_log_limit_t stranger_log, evict_log;
 
     slot_t *slots;
     int n_none, n_bye, n_failed;
@@ -329,7 +331,8 @@ static void refuse(plx_boot_server_t *s, conn_t *c, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
-    plx_warn("bootstrap server %s: refused connection from %s: %s", s->where, c->peer, reason);
+    plx_log_limited(&s->stranger_log, 1000, PLX_LOG_WARN, "bootstrap server %s: refused connection from %s: %s",
+                    s->where, c->peer, reason);
     s->st.refused++;
     uint8_t buf[PLX_BOOT_HDR_BYTES + PLX_BOOT_REASON_MAX];
     size_t rl = strlen(reason);
@@ -680,11 +683,13 @@ static void conn_lost(plx_boot_server_t *s, conn_t *c, const char *why)
     if (c->state == C_HANDSHAKE) {
         s->st.dropped++;
         if (c->rx_total == 0)
-            plx_warn("bootstrap server %s: connection from %s closed without authenticating (%s)",
-                     s->where, c->peer, why);
+            plx_log_limited(&s->stranger_log, 1000, PLX_LOG_WARN,
+                            "bootstrap server %s: connection from %s closed without authenticating (%s)",
+                            s->where, c->peer, why);
         else
-            plx_warn("bootstrap server %s: connection from %s closed during the handshake after "
-                     "%zu bytes (truncated frame; %s)", s->where, c->peer, c->rx_total, why);
+            plx_log_limited(&s->stranger_log, 1000, PLX_LOG_WARN,
+                            "bootstrap server %s: connection from %s closed during the handshake after "
+                            "%zu bytes (truncated frame; %s)", s->where, c->peer, c->rx_total, why);
         conn_kill(s, c);
         return;
     }
@@ -776,15 +781,9 @@ static void evict_oldest(plx_boot_server_t *s, const char *why)
     conn_t *c = s->hs_head;
     if (!c) return;
     /* one line per second at most: a flood must not become a log flood */
-    int64_t now = plx_boot_now_ms();
-    s->evicted_unlogged++;
-    if (now - s->evict_logged_at >= 1000) {
-        plx_warn("bootstrap server %s: %s; dropped the oldest unauthenticated connection, from %s "
-                 "(%u dropped for this reason since the last such line)", s->where, why, c->peer,
-                 s->evicted_unlogged);
-        s->evict_logged_at = now;
-        s->evicted_unlogged = 0;
-    }
+    plx_log_limited(&s->evict_log, 1000, PLX_LOG_WARN,
+                    "bootstrap server %s: %s; dropped the oldest unauthenticated connection, from %s",
+                    s->where, why, c->peer);
     s->st.dropped++;
     conn_kill(s, c);
 }
@@ -802,8 +801,9 @@ static void do_accept(plx_boot_server_t *s)
                 evict_oldest(s, "out of file descriptors");
                 continue;
             }
-            plx_warn("bootstrap server %s: accept: %s; pausing accepts for 100 ms", s->where,
-                     strerror(errno));
+            plx_log_limited(&s->stranger_log, 1000, PLX_LOG_WARN,
+                            "bootstrap server %s: accept: %s; pausing accepts for 100 ms", s->where,
+                            strerror(errno));
             epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->lfd, NULL);
             s->accept_paused_until = plx_boot_now_ms() + 100;
             return;
@@ -816,8 +816,9 @@ static void do_accept(plx_boot_server_t *s)
         }
         conn_t *c = calloc(1, sizeof *c);
         if (!c || plx_boot_sock_setup(fd) < 0 || plx_boot_random(c->snonce, sizeof c->snonce) < 0) {
-            plx_warn("bootstrap server %s: cannot set up a new connection: %s", s->where,
-                     strerror(errno));
+            plx_log_limited(&s->stranger_log, 1000, PLX_LOG_WARN,
+                            "bootstrap server %s: cannot set up a new connection: %s", s->where,
+                            strerror(errno));
             free(c);
             close(fd);
             continue;
@@ -829,7 +830,8 @@ static void do_accept(plx_boot_server_t *s)
         plx_boot_addr_str((struct sockaddr *)&ss, sl, c->peer, sizeof c->peer);
         struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
         if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-            plx_warn("bootstrap server %s: epoll_ctl: %s", s->where, strerror(errno));
+            plx_log_limited(&s->stranger_log, 1000, PLX_LOG_WARN, "bootstrap server %s: epoll_ctl: %s",
+                            s->where, strerror(errno));
             free(c);
             close(fd);
             continue;
@@ -847,9 +849,10 @@ static void expire(plx_boot_server_t *s, int64_t now)
 {
     while (s->hs_head && s->hs_head->deadline <= now) {
         conn_t *c = s->hs_head;
-        plx_warn("bootstrap server %s: connection from %s did not authenticate within %d ms "
-                 "(%zu bytes received); dropped", s->where, c->peer, s->auth_timeout_ms,
-                 c->rx_total);
+        plx_log_limited(&s->stranger_log, 1000, PLX_LOG_WARN,
+                        "bootstrap server %s: connection from %s did not authenticate within %d ms "
+                        "(%zu bytes received); dropped", s->where, c->peer, s->auth_timeout_ms,
+                        c->rx_total);
         s->st.dropped++;
         conn_kill(s, c);
     }
@@ -1098,6 +1101,8 @@ void plx_boot_server_destroy(plx_boot_server_t *s)
 {
     if (!s) return;
     plx_boot_server_stop_thread(s, 0);
+    plx_log_limit_flush(&s->stranger_log, PLX_LOG_WARN, "bootstrap server: refused or failed connections");
+    plx_log_limit_flush(&s->evict_log, PLX_LOG_WARN, "bootstrap server: evicted connections");
     while (s->hs_head) conn_kill(s, s->hs_head);
     while (s->act_head) conn_kill(s, s->act_head);
     s->dirty = NULL;

@@ -106,9 +106,11 @@ static int setup(plx_comm_t comm)
     ns->me = comm->rank;
     ns->win = win;
     ns->cap = ((wbytes - SLOT_DATA_OFF) / 2) & ~(size_t)63;
-    /* still all zero: ids are never reused within a context, and the
-     * segment belongs to this job */
-    ns->next_seq = 1;
+    /* A reused id finds its channel holding an earlier comm's numbers: the
+     * members agreed on a base above every number they ever wrote
+     * (lib/comm.c), so no stale seq can pass for a new one. */
+    ns->next_seq = comm->slots_seq_base + 1;
+    ns->local_done = ns->known_done = comm->slots_seq_base;
     comm->slots = ns;
     return 1;
 no:
@@ -122,6 +124,31 @@ int plx_slots_can_run(plx_comm_t comm, size_t bytes)
     if (!comm) return 1;   /* printing the table: no communicator to judge */
     if (comm->slots_state == 0) comm->slots_state = setup(comm);
     return comm->slots_state > 0 && bytes <= comm->slots->cap;
+}
+
+int plx_slots_drain(plx_comm_t comm, double timeout_s)
+{
+    struct node_slots *ns = comm->slots;
+    if (!ns) return 0;
+    uint64_t last = ns->next_seq - 1;
+    if (ns->broken || ns->local_done != last) return -1;
+    /* every member stores done = s after its last read of anyone's window */
+    plx_backoff_t b;
+    plx_backoff_reset(&b);
+    double deadline = plx_now() + timeout_s;
+    for (int m = 0; m < ns->n; m++) {
+        while (m != ns->me && __atomic_load_n(done_of(ns->win[m]), __ATOMIC_ACQUIRE) < last) {
+            if (plx_now() > deadline || plx_peer_status(comm->ctx, comm->world_rank[m]) != PLX_SUCCESS)
+                return -1;
+            plx_backoff_idle(&b);
+        }
+    }
+    return 0;
+}
+
+uint64_t plx_slots_last_seq(plx_comm_t comm)
+{
+    return comm->slots ? comm->slots->next_seq - 1 : 0;
 }
 
 void plx_slots_release(plx_comm_t comm)

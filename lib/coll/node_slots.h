@@ -44,7 +44,14 @@ int plx_slots_advance(slots_op_t *op);
 /* Timeout / dead peer check for the progress engine: ends the op with a
  * message naming the ranks that never arrived; 1 if it ended it. */
 int plx_slots_check(slots_op_t *op, double elapsed, double limit);
-/* Free comm's slot state (finalize). */
+/* Before freeing comm: wait (at most timeout_s) until every member has
+ * finished reading this rank's window, so a comm that reuses the id cannot
+ * overwrite data still being read.  0 when drained (or never used), -1 if
+ * not (a member failed or is stuck): the id must then not be reused. */
+int plx_slots_drain(plx_comm_t comm, double timeout_s);
+/* The last node-local sequence number comm used (0: none). */
+uint64_t plx_slots_last_seq(plx_comm_t comm);
+/* Free comm's slot state (comm free, finalize). */
 void plx_slots_release(plx_comm_t comm);
 
 #endif /* PLX_NODE_SLOTS_H */

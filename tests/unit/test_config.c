@@ -1,9 +1,13 @@
 /*
  * tests/unit/test_config.c — settings and tuning: size and duration
- * parsing, PLX_TIMEOUT/PLX_LOG validation, the PLX_TUNE parser (good rules
- * take effect, every kind of bad token is rejected with a message naming
- * it), and that every PLX_* variable the sources read is listed in the
- * table plexus_info --env prints.
+ * parsing, every PLX_* variable checked by its row of the table (a bad
+ * value fails plx_config_load, so plx_init, with a message naming the
+ * variable and the value; the PLX_SHM_* values that used to be warned about
+ * and replaced, PLX_TIMEOUT's one bound for the core and the bootstrap),
+ * the PLX_TUNE parser (good rules take effect, every kind of bad token is
+ * rejected with a message naming it, "lo/ranks" without a byte range and a
+ * second rule for one collective are refused), and that every PLX_*
+ * variable the sources read is listed in the table plexus_info --env prints.
  */
 #include <check.h>
 #include <dirent.h>
@@ -13,6 +17,7 @@
 
 #include "config.h"
 #include "select.h"
+#include "bootstrap/bootstrap.h"
 
 #ifndef SRCDIR
 #define SRCDIR "."
@@ -81,6 +86,105 @@ START_TEST(test_config_env)
     ck_assert_ptr_nonnull(strstr(err, "PLX_LOG"));
     unsetenv("PLX_TIMEOUT");
     unsetenv("PLX_LOG");
+}
+END_TEST
+
+/* value must fail plx_config_load with a message naming name and value. */
+static void expect_bad_env(const char *name, const char *value)
+{
+    plx_config_t cfg;
+    char err[512] = "";
+    setenv(name, value, 1);
+    ck_assert_msg(plx_config_load(&cfg, err, sizeof err) == PLX_ERR_INVALID_ARG, "%s='%s' accepted", name,
+                  value);
+    ck_assert_msg(strstr(err, name) && strstr(err, value), "message '%s' does not name %s='%s'", err,
+                  name, value);
+    unsetenv(name);
+}
+
+static void expect_good_env(const char *name, const char *value)
+{
+    plx_config_t cfg;
+    char err[512] = "";
+    setenv(name, value, 1);
+    ck_assert_msg(plx_config_load(&cfg, err, sizeof err) == PLX_SUCCESS, "%s='%s' refused: %s", name,
+                  value, err);
+    unsetenv(name);
+}
+
+START_TEST(test_env_values_checked)
+{
+    /* the values issue 13 found warned about and replaced by defaults */
+    expect_bad_env("PLX_SHM_CMA", "maybe");
+    expect_bad_env("PLX_SHM_RING_BYTES", "1000");
+    expect_bad_env("PLX_SHM_EAGER_MAX", "lots");
+    expect_bad_env("PLX_SHM_EAGER_MAX", "K");        /* a unit without a number is not 0 */
+    expect_bad_env("PLX_SHM_STAGE_BYTES", "1");
+    expect_bad_env("PLX_SHM_COLL_BYTES", "-5");
+    expect_bad_env("PLX_SHM_RING_BYTES", "128M");    /* above 64M */
+    expect_bad_env("PLX_SHM_COLL_BYTES", "inf");
+    expect_bad_env("PLX_GRAPH_THREADS", "0");
+    expect_bad_env("PLX_GRAPH_THREADS", "4x");
+    expect_bad_env("PLX_GRAPH_POLICY", "lifo");
+    expect_bad_env("PLX_GRAPH_INLINE_US", "-1");
+    expect_bad_env("PLX_GRAPH_COMM_WINDOW", "many");
+    expect_bad_env("PLX_CUDA", "yes please");
+    expect_bad_env("PLX_NCCL", "2");
+    expect_bad_env("PLX_PROGRESS", "threads");
+    expect_bad_env("PLX_LOG", "loud");
+    expect_bad_env("PLX_TIMEOUT", "5e7");            /* above 1e7, as the bootstrap says */
+    expect_good_env("PLX_SHM_CMA", "auto");
+    expect_good_env("PLX_SHM_CMA", "OFF");
+    expect_good_env("PLX_SHM_RING_BYTES", "64K");
+    expect_good_env("PLX_SHM_EAGER_MAX", "0");       /* eager off, on purpose */
+    expect_good_env("PLX_SHM_STAGE_BYTES", "4096");
+    expect_good_env("PLX_SHM_COLL_BYTES", "16M");
+    expect_good_env("PLX_GRAPH_INLINE_US", "2.5");
+    expect_good_env("PLX_TIMEOUT", "1e7");
+
+    /* the getters return the same values */
+    size_t sz = 0;
+    setenv("PLX_SHM_RING_BYTES", "256K", 1);
+    ck_assert_int_eq(plx_env_size("PLX_SHM_RING_BYTES", &sz), 1);
+    ck_assert_uint_eq(sz, 256u << 10);
+    setenv("PLX_SHM_RING_BYTES", "1000", 1);
+    sz = 7;
+    ck_assert_int_eq(plx_env_size("PLX_SHM_RING_BYTES", &sz), -1);
+    ck_assert_uint_eq(sz, 7);
+    unsetenv("PLX_SHM_RING_BYTES");
+    ck_assert_int_eq(plx_env_size("PLX_SHM_RING_BYTES", &sz), 0);
+    int i = -1;
+    setenv("PLX_GRAPH_POLICY", "FIFO", 1);
+    ck_assert_int_eq(plx_env_choice("PLX_GRAPH_POLICY", &i), 1);
+    ck_assert_int_eq(i, 2);
+    unsetenv("PLX_GRAPH_POLICY");
+
+    /* PLX_TIMEOUT: the bootstrap's bound is the core's */
+    plx_boot_params_t bp;
+    char err[256];
+    setenv("PLX_TIMEOUT", "5e7", 1);
+    ck_assert_int_eq(plx_boot_params_from_env(&bp, err, sizeof err), PLX_ERR_INVALID_ARG);
+    setenv("PLX_TIMEOUT", "1e7", 1);
+    ck_assert_int_eq(plx_boot_params_from_env(&bp, err, sizeof err), PLX_SUCCESS);
+    unsetenv("PLX_TIMEOUT");
+}
+END_TEST
+
+/* Every row is checked (or named as the bootstrap's or informational), and
+ * garbage is refused by each checked row. */
+START_TEST(test_env_every_row_checked)
+{
+    static char longtext[2048];
+    memset(longtext, 'x', sizeof longtext - 1);
+    for (const plx_env_var_t *v = plx_env_vars; v->name; v++) {
+        ck_assert_msg(v->kind != PLX_ENV_UNCHECKED || strcmp(v->name, "PLX_LAUNCHER") == 0,
+                      "%s has no kind in plx_env_vars: its values are not checked at plx_init", v->name);
+        if (v->kind == PLX_ENV_UNCHECKED || v->kind == PLX_ENV_BOOT) continue;
+        char err[512];
+        const char *bad = v->kind == PLX_ENV_TEXT ? longtext : "?garbage";
+        ck_assert_msg(plx_env_check(v, bad, err, sizeof err) < 0, "%s accepts '%.20s'", v->name, bad);
+        ck_assert_msg(strstr(err, v->name) != NULL, "message '%s' does not name %s", err, v->name);
+    }
 }
 END_TEST
 
@@ -157,6 +261,10 @@ START_TEST(test_tune_bad)
     expect_bad("allreduce:5X-inf@ring", "5X");
     expect_bad("allreduce:8K-4K@ring", "8K-4K");
     expect_bad("bcast:0-inf@ring", "ring");   /* ring is no bcast algorithm */
+    /* "0/2-2" has no byte range: it was read as bytes 0-2 on 2 ranks */
+    expect_bad("allreduce:0/2-2@ring", "0/2-2");
+    /* a second rule for one collective used to replace the first silently */
+    expect_bad("allreduce:0-8K@ring;allreduce:8K-inf@recursive_doubling", "second rule for allreduce");
 }
 END_TEST
 
@@ -234,6 +342,8 @@ int main(void)
     tcase_add_test(tc, test_parse_size);
     tcase_add_test(tc, test_parse_seconds);
     tcase_add_test(tc, test_config_env);
+    tcase_add_test(tc, test_env_values_checked);
+    tcase_add_test(tc, test_env_every_row_checked);
     tcase_add_test(tc, test_tune_defaults_cover_everything);
     tcase_add_test(tc, test_tune_override);
     tcase_add_test(tc, test_tune_rank_ranges);

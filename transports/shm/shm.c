@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "config.h"
 #include "shm_internal.h"
 #include "shm_ring.h"
 
@@ -461,14 +462,13 @@ typedef struct shm_blob {
     uint64_t probe_val;
 } shm_blob_t;
 
+/* PLX_SHM_CMA (checked by lib/config.c): auto|0|1|off|on|no|yes. */
 static int parse_cma_mode(void)
 {
-    const char *s = getenv("PLX_SHM_CMA");
-    if (!s || !*s || !strcasecmp(s, "auto")) return SHM_CMA_AUTO;
-    if (!strcmp(s, "0") || !strcasecmp(s, "off") || !strcasecmp(s, "no")) return SHM_CMA_OFF;
-    if (!strcmp(s, "1") || !strcasecmp(s, "on") || !strcasecmp(s, "yes")) return SHM_CMA_ON;
-    plx_warn("shm: PLX_SHM_CMA='%s' is not auto|0|1; using auto", s);
-    return SHM_CMA_AUTO;
+    static const int mode[] = { SHM_CMA_AUTO, SHM_CMA_OFF, SHM_CMA_ON, SHM_CMA_OFF, SHM_CMA_ON,
+                                SHM_CMA_OFF, SHM_CMA_ON };
+    int i;
+    return plx_env_choice("PLX_SHM_CMA", &i) > 0 && i >= 0 && i < 7 ? mode[i] : SHM_CMA_AUTO;
 }
 
 static int open_pidfd(pid_t pid)

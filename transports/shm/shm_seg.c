@@ -25,32 +25,27 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "config.h"
 #include "shm_internal.h"
 #include "shm_ring.h"
 
-/* Parse a byte count with optional K/M/G suffix (binary).  Returns 1 if the
- * variable is set and valid (*out set), 0 if unset, -1 if invalid (warned). */
+/* A PLX_SHM_* byte count, parsed and checked against its row of the PLX_*
+ * table by lib/config.c (plx_init refuses bad values before the transports
+ * start), then held within [lo, hi] for this layout (the eager limit
+ * depends on the ring).  Returns 1 if set and used, 0 if unset, -1 if not
+ * usable (warned; *out = def). */
 int shm_env_bytes(const char *name, uint64_t def, uint64_t lo, uint64_t hi, uint64_t *out)
 {
     *out = def;
-    const char *s = getenv(name);
-    if (!s || !*s) return 0;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    uint64_t mul = 1;
-    if (*end == 'k' || *end == 'K') { mul = 1ull << 10; end++; }
-    else if (*end == 'm' || *end == 'M') { mul = 1ull << 20; end++; }
-    else if (*end == 'g' || *end == 'G') { mul = 1ull << 30; end++; }
-    if (*end == 'i' || *end == 'I') end++;          /* accept KiB-style "Ki" */
-    if (*end == 'b' || *end == 'B') end++;
-    if (errno || end == s || *end || s[0] == '-' || v > UINT64_MAX / mul ||
-        v * mul < lo || v * mul > hi) {
-        plx_warn("shm: %s='%s' is not a byte count in [%" PRIu64 ", %" PRIu64 "]; using %" PRIu64,
-                 name, s, lo, hi, def);
+    size_t v;
+    int r = plx_env_size(name, &v);
+    if (r <= 0) return r;
+    if (v < lo || v > hi) {
+        plx_warn("shm: %s=%zu does not fit this layout's [%" PRIu64 ", %" PRIu64 "]; using %" PRIu64,
+                 name, v, lo, hi, def);
         return -1;
     }
-    *out = v * mul;
+    *out = v;
     return 1;
 }
 
