@@ -64,7 +64,7 @@ plx_status_t plx_launch_env_check(void)
         n = size_var("PMI_SIZE");
         snprintf(why + strlen(why), sizeof why - strlen(why), " %s",
                  getenv("PMI_FD") ? "PMI_FD is not a descriptor this process holds (a child of a PMI process?)."
-                                  : "no PMI_FD (PMI_PORT connections are not supported: use mpirun.mpich's default or srun --mpi=pmi2).");
+                                  : "neither PMI_FD nor PMI_PORT says where the PMI server is.");
     }
     if (size_var("OMPI_COMM_WORLD_SIZE")) {   /* Open MPI's mpirun */
         static const char *const v[] = { "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", NULL };
