@@ -132,29 +132,22 @@ static plx_status_t recv_line(pmi_t *p, char *out, size_t cap, const char *what,
                       "a newline while we waited for %s", p->rank, sizeof p->in, what);
             return PLX_ERR_BOOTSTRAP;
         }
-        ssize_t r = recv(p->fd, p->in + p->have, sizeof p->in - p->have, MSG_DONTWAIT);
-        if (r < 0 && errno == ENOTSOCK) {
-            int w = wait_fd(p->fd, POLLIN, deadline);
-            if (w == 0) r = read(p->fd, p->in + p->have, sizeof p->in - p->have);
-            else { errno = w == -1 ? EAGAIN : errno; r = -1; }
+        int w = wait_fd(p->fd, POLLIN, deadline);
+        if (w == -1) {
+            plx_error("bootstrap (pmi): rank %d: no %s from the PMI server within %g s "
+                      "(did all %d ranks call plx_init?  PLX_TIMEOUT sets the bound)",
+                      p->rank, what, p->timeout_s, p->size);
+            return PLX_ERR_TIMEOUT;
         }
+        /* readable: read() returns what is there without blocking */
+        ssize_t r = w == 0 ? read(p->fd, p->in + p->have, sizeof p->in - p->have) : -1;
         if (r > 0) { p->have += (size_t)r; continue; }
         if (r == 0) {
             plx_error("bootstrap (pmi): rank %d: the PMI server closed the connection while we "
                       "waited for %s (the launcher stopped the job?)", p->rank, what);
             return PLX_ERR_BOOTSTRAP;
         }
-        if (errno == EINTR) continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            int w = wait_fd(p->fd, POLLIN, deadline);
-            if (w == 0) continue;
-            if (w == -1) {
-                plx_error("bootstrap (pmi): rank %d: no %s from the PMI server within %g s "
-                          "(did all %d ranks call plx_init?  PLX_TIMEOUT sets the bound)",
-                          p->rank, what, p->timeout_s, p->size);
-                return PLX_ERR_TIMEOUT;
-            }
-        }
+        if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
         plx_error("bootstrap (pmi): rank %d: cannot read from the PMI server: %s", p->rank,
                   strerror(errno));
         return PLX_ERR_BOOTSTRAP;
