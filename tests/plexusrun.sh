@@ -129,6 +129,9 @@ for mode in core none; do
     then ok "--bind-to $mode --report-bindings: $(grep -v 'rank [0-9]' "$T/err" | sed 's/^plexusrun: //')"
     else bad "--bind-to $mode"; show; fi
 done
+# the default (make check exports PLX_BIND_TO=none for the other tests)
+saved_bind=${PLX_BIND_TO-}
+unset PLX_BIND_TO
 prun -n 1 --report-bindings --tag-output grep Cpus_allowed_list /proc/self/status
 if [ $rc -eq 0 ] && bindings_match 1 && grep -q 'rank 0 bound to core 0 of' "$T/err"; then
     ok "default: one rank is bound to a core"; else bad "default binding of 1 rank"; show; fi
@@ -136,6 +139,13 @@ many=$(( $(nproc) * 2 + 1 ))
 prun -n $many --report-bindings true
 if [ $rc -eq 0 ] && grep -q "^plexusrun: not binding: $many ranks are more than the" "$T/err"; then
     ok "default: $many ranks on $(nproc) CPUs are not bound (said so)"; else bad "default binding oversubscribed"; show; fi
+PLX_BIND_TO=none prun -n 1 --report-bindings true
+if [ $rc -eq 0 ] && grep -q 'rank 0 not bound' "$T/err"; then ok "PLX_BIND_TO=none sets the default"
+else bad "PLX_BIND_TO=none"; show; fi
+PLX_BIND_TO=socket prun -n 1 true
+if [ $rc -eq 2 ] && grep -q "PLX_BIND_TO='socket' is not one of auto, core, none" "$T/err"; then
+    ok "a bad PLX_BIND_TO is a usage error"; else bad "bad PLX_BIND_TO"; show; fi
+if [ -n "$saved_bind" ]; then export PLX_BIND_TO=$saved_bind; fi
 
 # --- exit 127 is explained -----------------------------------------------------
 prun -n 2 sh -c 'if [ "$PLX_RANK" = 1 ]; then exec no-such-command-plx; fi; sleep 30'

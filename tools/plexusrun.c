@@ -136,6 +136,7 @@ static void usage(FILE *f)
         "  --bind HOST      address of the bootstrap server (default 127.0.0.1)\n"
         "  --bind-to B      core: pin rank r to core r (wraps around past the last core);\n"
         "                   none; default: core when the ranks fit on the cores, else none\n"
+        "                   (auto; the environment variable PLX_BIND_TO sets the default)\n"
         "  --report-bindings  print where each rank runs (CPUs) before starting it\n"
         "exit status: 0 all ranks exited 0; c / 128+signal of the first failed rank;\n"
         "  124 timeout; 2 bad usage; 125 plexusrun failed; 128+s on SIGINT/SIGTERM/SIGHUP\n",
@@ -491,6 +492,9 @@ int main(int argc, char **argv)
     int np = -1, tag = 0, cyclic = 0, bind_mode = BIND_AUTO, report_bindings = 0;
     double timeout_s = 0;
     const char *bind_host = "127.0.0.1";
+    const char *env_bind = getenv("PLX_BIND_TO");   /* the default of --bind-to */
+    if (env_bind && bind_parse(env_bind, &bind_mode) < 0)
+        die_usage("PLX_BIND_TO='%s' is not one of auto, core, none", env_bind);
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
