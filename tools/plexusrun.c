@@ -506,7 +506,7 @@ int main(int argc, char **argv)
         if (strcmp(a, "--bind-to") == 0 || strncmp(a, "--bind-to=", 10) == 0) {
             v = a[9] == '=' ? a + 10 : (i + 1 < argc ? argv[++i] : NULL);
             if (!v) die_usage("option '--bind-to' needs a value (core or none)");
-            if (bind_parse(v, &bind_mode) < 0) die_usage("--bind-to is core or none, not '%s'", v);
+            if (bind_parse(v, &bind_mode) < 0) die_usage("--bind-to is core, none or auto, not '%s'", v);
             continue;
         }
         int is_n = 0, is_to = 0, is_bind = 0, is_nodes = 0, is_map = 0;
