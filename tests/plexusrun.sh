@@ -12,8 +12,12 @@
 # job with a message naming rank and status/signal and the others die
 # within ~2 s; --timeout (124); --tag-output; partial lines; bad usage (2);
 # SIGTERM forwarding; process-group kill of the ranks' children; the env
-# plexusrun gives; /dev/shm/plx-<jobid>-* cleanup; and 3 processes started
-# by hand with PLX_RANK/PLX_SIZE/PLX_BOOTSTRAP/PLX_JOB_KEY (rank 0 serves).
+# plexusrun gives (PLX_LOCAL_RANK/SIZE per simulated node too); --bind-to
+# core|none and the default, as --report-bindings says and as each rank's
+# /proc/self/status shows; exit 127 explained; /dev/shm/plx-<jobid>-*
+# cleanup; 3 processes started by hand with PLX_RANK/PLX_SIZE/PLX_BOOTSTRAP/
+# PLX_JOB_KEY (rank 0 serves); a rank with a wrong key fails the others
+# within seconds, naming it.
 
 set -u
 B=${1:-${top_builddir:-.}}
