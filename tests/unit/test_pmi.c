@@ -229,7 +229,8 @@ END_TEST
 START_TEST(launch_env_refusal)
 {
     static const char *const vars[] = { "PMI_SIZE", "PMI_FD", "PMI_PORT", "OMPI_COMM_WORLD_SIZE",
-        "SLURM_STEP_NUM_TASKS", "SLURM_PROCID", "MPI_LOCALNRANKS", "PLX_ALLOW_SINGLETON", NULL };
+        "SLURM_STEP_NUM_TASKS", "SLURM_PROCID", "MPI_LOCALNRANKS", "PLX_ALLOW_SINGLETON",
+        "PMIX_RANK", NULL };
     for (int i = 0; vars[i]; i++) unsetenv(vars[i]);
     ck_assert_int_eq(plx_launch_env_check(), PLX_SUCCESS);   /* plain process */
     setenv("PMI_SIZE", "1", 1);
@@ -251,6 +252,11 @@ START_TEST(launch_env_refusal)
     setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
     ck_assert_int_eq(plx_launch_env_check(), PLX_ERR_BOOTSTRAP);
     unsetenv("OMPI_COMM_WORLD_SIZE");
+    setenv("PMIX_RANK", "0", 1);                             /* maybe a 1-process job */
+    ck_assert_int_eq(plx_launch_env_check(), PLX_SUCCESS);
+    setenv("PMIX_RANK", "1", 1);                             /* certainly not */
+    ck_assert_int_eq(plx_launch_env_check(), PLX_ERR_BOOTSTRAP);
+    unsetenv("PMIX_RANK");
 }
 END_TEST
 
