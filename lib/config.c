@@ -38,6 +38,8 @@ const plx_env_var_t plx_env_vars[] = {
       PLX_ENV_UNCHECKED },
     { "PLX_LOCAL_SIZE", "", "set by plexusrun: the number of ranks on this rank's node (simulated nodes with --nodes count separately); not read by Plexus",
       PLX_ENV_UNCHECKED },
+    { "PLX_BIND_TO", "auto", "auto|core|none - plexusrun: the default of --bind-to (auto: one core per rank when the ranks fit on the cores, else none); make check sets none (pinned ranks cannot leave a core that other processes keep busy)",
+      PLX_ENV_UNCHECKED },
     { "PLX_ALLOW_SINGLETON", "0", "0|1 - 1: plx_init runs a process alone (a 1-rank job) even when the environment shows it is one of several started by a launcher Plexus cannot join (PMI_SIZE, OMPI_COMM_WORLD_SIZE, SLURM_STEP_NUM_TASKS > 1); 0: plx_init fails with PLX_ERR_BOOTSTRAP naming the fix",
       PLX_ENV_CHOICE, 0, 0, "0|1" },
     { "PLX_TIMEOUT", "300", "seconds any wait may last before PLX_ERR_TIMEOUT (naming the collective and the missing ranks)",

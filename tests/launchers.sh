@@ -8,7 +8,7 @@
 #   3. mpirun.mpich (MPICH's hydra, PMI): tests/mr/launch_check at 4 ranks
 #      must be one job of 4 (PLX_LOG=debug: "found through pmi" on each);
 #      with PMI_FD taken away, plx_init must refuse instead of running 2
-#      singletons.
+#      singletons; -pmi-port (PMI over TCP) at 3 ranks.
 # Each part is skipped (with the reason) when its tools are missing; the
 # test is skipped (77) when all are.  Slurm (srun --mpi=pmi2/pmix) has its
 # own test, tests/slurm.sh.
@@ -78,6 +78,13 @@ else
     else
         grep -v " debug: \| trace: " "$tmp/out" | tail -30; grep "initialised" "$tmp/out"
         echo "  FAIL: launch_check under mpirun.mpich"; fail=1
+    fi
+    echo "+ mpirun.mpich -pmi-port -n 3 launch_check --size 3  (PMI over TCP: PMI_PORT, PMI_ID)"
+    if timeout 300 mpirun.mpich -pmi-port -n 3 "$mr/launch_check" --size 3 >"$tmp/out" 2>&1 &&
+       [ "$(grep -c 'launch_check: rank [0-2] of 3 ok' "$tmp/out")" -eq 3 ]; then
+        echo "  ok: one job of 3 ranks through PMI_PORT"
+    else
+        tail -30 "$tmp/out"; echo "  FAIL: launch_check under mpirun.mpich -pmi-port"; fail=1
     fi
     echo "+ mpirun.mpich -n 2 (PMI_FD unset) launch_check --size 2  (must refuse)"
     if timeout 120 mpirun.mpich -n 2 sh -c 'unset PMI_FD; exec "$0" --size 2' "$mr/launch_check" \

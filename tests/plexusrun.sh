@@ -12,8 +12,12 @@
 # job with a message naming rank and status/signal and the others die
 # within ~2 s; --timeout (124); --tag-output; partial lines; bad usage (2);
 # SIGTERM forwarding; process-group kill of the ranks' children; the env
-# plexusrun gives; /dev/shm/plx-<jobid>-* cleanup; and 3 processes started
-# by hand with PLX_RANK/PLX_SIZE/PLX_BOOTSTRAP/PLX_JOB_KEY (rank 0 serves).
+# plexusrun gives (PLX_LOCAL_RANK/SIZE per simulated node too); --bind-to
+# core|none and the default, as --report-bindings says and as each rank's
+# /proc/self/status shows; exit 127 explained; /dev/shm/plx-<jobid>-*
+# cleanup; 3 processes started by hand with PLX_RANK/PLX_SIZE/PLX_BOOTSTRAP/
+# PLX_JOB_KEY (rank 0 serves); a rank with a wrong key fails the others
+# within seconds, naming it.
 
 set -u
 B=${1:-${top_builddir:-.}}
@@ -129,6 +133,9 @@ for mode in core none; do
     then ok "--bind-to $mode --report-bindings: $(grep -v 'rank [0-9]' "$T/err" | sed 's/^plexusrun: //')"
     else bad "--bind-to $mode"; show; fi
 done
+# the default (make check exports PLX_BIND_TO=none for the other tests)
+saved_bind=${PLX_BIND_TO-}
+unset PLX_BIND_TO
 prun -n 1 --report-bindings --tag-output grep Cpus_allowed_list /proc/self/status
 if [ $rc -eq 0 ] && bindings_match 1 && grep -q 'rank 0 bound to core 0 of' "$T/err"; then
     ok "default: one rank is bound to a core"; else bad "default binding of 1 rank"; show; fi
@@ -136,6 +143,13 @@ many=$(( $(nproc) * 2 + 1 ))
 prun -n $many --report-bindings true
 if [ $rc -eq 0 ] && grep -q "^plexusrun: not binding: $many ranks are more than the" "$T/err"; then
     ok "default: $many ranks on $(nproc) CPUs are not bound (said so)"; else bad "default binding oversubscribed"; show; fi
+PLX_BIND_TO=none prun -n 1 --report-bindings true
+if [ $rc -eq 0 ] && grep -q 'rank 0 not bound' "$T/err"; then ok "PLX_BIND_TO=none sets the default"
+else bad "PLX_BIND_TO=none"; show; fi
+PLX_BIND_TO=socket prun -n 1 true
+if [ $rc -eq 2 ] && grep -q "PLX_BIND_TO='socket' is not one of auto, core, none" "$T/err"; then
+    ok "a bad PLX_BIND_TO is a usage error"; else bad "bad PLX_BIND_TO"; show; fi
+if [ -n "$saved_bind" ]; then export PLX_BIND_TO=$saved_bind; fi
 
 # --- exit 127 is explained -----------------------------------------------------
 prun -n 2 sh -c 'if [ "$PLX_RANK" = 1 ]; then exec no-such-command-plx; fi; sleep 30'

@@ -136,6 +136,7 @@ static void usage(FILE *f)
         "  --bind HOST      address of the bootstrap server (default 127.0.0.1)\n"
         "  --bind-to B      core: pin rank r to core r (wraps around past the last core);\n"
         "                   none; default: core when the ranks fit on the cores, else none\n"
+        "                   (auto; the environment variable PLX_BIND_TO sets the default)\n"
         "  --report-bindings  print where each rank runs (CPUs) before starting it\n"
         "exit status: 0 all ranks exited 0; c / 128+signal of the first failed rank;\n"
         "  124 timeout; 2 bad usage; 125 plexusrun failed; 128+s on SIGINT/SIGTERM/SIGHUP\n",
@@ -492,6 +493,9 @@ int main(int argc, char **argv)
     int np = -1, tag = 0, cyclic = 0, bind_mode = BIND_AUTO, report_bindings = 0;
     double timeout_s = 0;
     const char *bind_host = "127.0.0.1";
+    const char *env_bind = getenv("PLX_BIND_TO");   /* the default of --bind-to */
+    if (env_bind && bind_parse(env_bind, &bind_mode) < 0)
+        die_usage("PLX_BIND_TO='%s' is not one of auto, core, none", env_bind);
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
@@ -503,7 +507,7 @@ int main(int argc, char **argv)
         if (strcmp(a, "--bind-to") == 0 || strncmp(a, "--bind-to=", 10) == 0) {
             v = a[9] == '=' ? a + 10 : (i + 1 < argc ? argv[++i] : NULL);
             if (!v) die_usage("option '--bind-to' needs a value (core or none)");
-            if (bind_parse(v, &bind_mode) < 0) die_usage("--bind-to is core or none, not '%s'", v);
+            if (bind_parse(v, &bind_mode) < 0) die_usage("--bind-to is core, none or auto, not '%s'", v);
             continue;
         }
         int is_n = 0, is_to = 0, is_bind = 0, is_nodes = 0, is_map = 0;

@@ -119,7 +119,7 @@ void bind_plan_make(bind_plan_t *bp, int mode, int np)
         return;
     }
     if (mode == BIND_NONE) {
-        snprintf(bp->why, sizeof bp->why, "not binding (--bind-to none)");
+        snprintf(bp->why, sizeof bp->why, "not binding (--bind-to none or PLX_BIND_TO=none)");
         return;
     }
     int found = -1;

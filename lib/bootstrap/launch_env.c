@@ -19,21 +19,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Why a PMIx launch could not be joined, by build. */
 #if PLX_HAVE_PMIX
-#define OMPI_WHY "Open MPI's PMIx server did not answer PMIx_Init."
+#define PMIX_WHY "the launcher's PMIx server did not answer PMIx_Init."
 #else
-#define OMPI_WHY "this Plexus was built without PMIx (install libpmix-dev, rerun configure)."
+#define PMIX_WHY "this Plexus was built without PMIx (install libpmix-dev, rerun configure)."
 #endif
 
-/* The value of name when it is an integer > 1 (a job of several), else 0. */
-static long size_var(const char *name)
+/* The value of name as a non-negative integer, or -1 (unset, not a number). */
+static long int_var(const char *name)
 {
     const char *s = getenv(name);
-    if (!s || !*s) return 0;
+    if (!s || !*s) return -1;
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    return (*end || errno || v < 2) ? 0 : v;
+    return (*end || errno || v < 0) ? -1 : v;
+}
+
+/* The value of name when it is a size > 1 (a job of several), else 0. */
+static long size_var(const char *name)
+{
+    long v = int_var(name);
+    return v >= 2 ? v : 0;
 }
 
 /* Append " NAME=value" for each name that is set. */
@@ -64,21 +72,29 @@ plx_status_t plx_launch_env_check(void)
         n = size_var("PMI_SIZE");
         snprintf(why + strlen(why), sizeof why - strlen(why), " %s",
                  getenv("PMI_FD") ? "PMI_FD is not a descriptor this process holds (a child of a PMI process?)."
-                                  : "no PMI_FD (PMI_PORT connections are not supported: use mpirun.mpich's default or srun --mpi=pmi2).");
+                                  : "neither PMI_FD nor PMI_PORT says where the PMI server is.");
     }
     if (size_var("OMPI_COMM_WORLD_SIZE")) {   /* Open MPI's mpirun */
         static const char *const v[] = { "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", NULL };
         note(seen, sizeof seen, v);
         if (!n) n = size_var("OMPI_COMM_WORLD_SIZE");
-        snprintf(why + strlen(why), sizeof why - strlen(why), " %s",
-                 OMPI_WHY);
+        snprintf(why + strlen(why), sizeof why - strlen(why), " %s", PMIX_WHY);
     }
     if (size_var("SLURM_STEP_NUM_TASKS") && getenv("SLURM_PROCID")) {   /* srun */
         static const char *const v[] = { "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_MPI_TYPE", NULL };
         note(seen, sizeof seen, v);
         if (!n) n = size_var("SLURM_STEP_NUM_TASKS");
-        snprintf(why + strlen(why), sizeof why - strlen(why), " %s",
-                 "srun gave no PMI (srun --mpi=none, or a default MpiDefault=none): use srun --mpi=pmix or --mpi=pmi2.");
+        if (getenv("PMIX_RANK"))   /* srun --mpi=pmix */
+            snprintf(why + strlen(why), sizeof why - strlen(why), " srun --mpi=pmix: %s", PMIX_WHY);
+        else if (!getenv("PMI_SIZE"))
+            snprintf(why + strlen(why), sizeof why - strlen(why), " %s",
+                     "srun gave no PMI (srun --mpi=none, or a default MpiDefault=none): use srun --mpi=pmix or --mpi=pmi2.");
+    }
+    if (!n && int_var("PMIX_RANK") >= 1) {   /* another PMIx launcher (prterun...): rank > 0 */
+        static const char *const v[] = { "PMIX_RANK", "PMIX_NAMESPACE", NULL };
+        note(seen, sizeof seen, v);
+        n = -1;   /* several, how many unknown */
+        snprintf(why + strlen(why), sizeof why - strlen(why), " %s", PMIX_WHY);
     }
     if (size_var("MPI_LOCALNRANKS") && !n) {   /* hydra without PMI_SIZE (unusual) */
         static const char *const v[] = { "MPI_LOCALRANKID", "MPI_LOCALNRANKS", NULL };
@@ -87,11 +103,13 @@ plx_status_t plx_launch_env_check(void)
         snprintf(why + strlen(why), sizeof why - strlen(why), " hydra's PMI variables are missing.");
     }
     if (!n) return PLX_SUCCESS;
-    plx_error("plx_init: this process is one of %ld started together (%s), but Plexus cannot join "
-              "their launcher:%s Running alone would make %ld separate 1-rank jobs, so plx_init "
-              "refuses.  Start the program with plexusrun -n %ld, mpirun.mpich -n %ld, srun "
+    char count[24] = "N";
+    if (n > 0) snprintf(count, sizeof count, "%ld", n);
+    plx_error("plx_init: this process is one of %s started together (%s), but Plexus cannot join "
+              "their launcher:%s Running alone would make %s separate 1-rank jobs, so plx_init "
+              "refuses.  Start the program with plexusrun -n %s, mpirun.mpich -n %s, srun "
               "--mpi=pmix or --mpi=pmi2, or Open MPI's mpirun with a PMIx build of Plexus; "
               "PLX_ALLOW_SINGLETON=1 runs each process alone on purpose.",
-              n, seen + 1, why, n, n, n);
+              n > 0 ? count : "several", seen + 1, why, count, count, count);
     return PLX_ERR_BOOTSTRAP;
 }

@@ -5,8 +5,10 @@
  * with no Plexus environment at all.
  *
  * Both launchers hand each process a connected socket in PMI_FD together
- * with PMI_RANK and PMI_SIZE, and both accept the "simple" PMI wire
- * protocol at version 1.1 on it (one text line per message, space-separated
+ * with PMI_RANK and PMI_SIZE (hydra's -pmi-port mode instead gives
+ * PMI_PORT=host:port and PMI_ID: we connect, send cmd=initack pmiid=ID and
+ * are told size and rank by "cmd=set" lines), and both accept the "simple"
+ * PMI wire protocol at version 1.1 on it (one text line per message, space-separated
  * key=value words, "cmd=..." first); Slurm's pmi2 plugin switches to its
  * PMI-2 dialect only when a client asks for version 2.0, so version 1.1 is
  * the one dialect both servers speak.  The messages used:
@@ -39,6 +41,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <netdb.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,6 +55,7 @@
 
 typedef struct pmi {
     int fd;
+    int own_fd;                /* we connected it (PMI_PORT): close it at the end */
     int rank, size;
     char kvs[256];
     size_t chunk_hex;          /* hex digits of a value per put (even) */
@@ -128,29 +132,22 @@ static plx_status_t recv_line(pmi_t *p, char *out, size_t cap, const char *what,
                       "a newline while we waited for %s", p->rank, sizeof p->in, what);
             return PLX_ERR_BOOTSTRAP;
         }
-        ssize_t r = recv(p->fd, p->in + p->have, sizeof p->in - p->have, MSG_DONTWAIT);
-        if (r < 0 && errno == ENOTSOCK) {
-            int w = wait_fd(p->fd, POLLIN, deadline);
-            if (w == 0) r = read(p->fd, p->in + p->have, sizeof p->in - p->have);
-            else { errno = w == -1 ? EAGAIN : errno; r = -1; }
+        int w = wait_fd(p->fd, POLLIN, deadline);
+        if (w == -1) {
+            plx_error("bootstrap (pmi): rank %d: no %s from the PMI server within %g s "
+                      "(did all %d ranks call plx_init?  PLX_TIMEOUT sets the bound)",
+                      p->rank, what, p->timeout_s, p->size);
+            return PLX_ERR_TIMEOUT;
         }
+        /* readable: read() returns what is there without blocking */
+        ssize_t r = w == 0 ? read(p->fd, p->in + p->have, sizeof p->in - p->have) : -1;
         if (r > 0) { p->have += (size_t)r; continue; }
         if (r == 0) {
             plx_error("bootstrap (pmi): rank %d: the PMI server closed the connection while we "
                       "waited for %s (the launcher stopped the job?)", p->rank, what);
             return PLX_ERR_BOOTSTRAP;
         }
-        if (errno == EINTR) continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            int w = wait_fd(p->fd, POLLIN, deadline);
-            if (w == 0) continue;
-            if (w == -1) {
-                plx_error("bootstrap (pmi): rank %d: no %s from the PMI server within %g s "
-                          "(did all %d ranks call plx_init?  PLX_TIMEOUT sets the bound)",
-                          p->rank, what, p->timeout_s, p->size);
-                return PLX_ERR_TIMEOUT;
-            }
-        }
+        if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
         plx_error("bootstrap (pmi): rank %d: cannot read from the PMI server: %s", p->rank,
                   strerror(errno));
         return PLX_ERR_BOOTSTRAP;
@@ -297,25 +294,101 @@ static void pmi_close(void *st)
     double t = p->timeout_s < 5 ? p->timeout_s : 5;
     (void)transact(p, "cmd=finalize\n", "finalize_ack", reply, sizeof reply,
                    plx_boot_now_ms() + (int64_t)(t * 1000.0));
+    if (p->own_fd) close(p->fd);
     free(p);
 }
 
 static const plx_oob_ops_t pmi_ops = { "pmi", pmi_allgather, pmi_barrier, pmi_close };
 
+/* hydra's -pmi-port mode: connect to PMI_PORT, introduce ourselves with
+ * PMI_ID and read the "cmd=set size=N", "cmd=set rank=R" (and debug) lines
+ * that follow cmd=initack. */
+static plx_status_t connect_port(pmi_t *p, const char *s_port, const char *s_id, int64_t deadline)
+{
+    char host[256], req[128], line[PMI_REPLY_MAX], v[64];
+    int port;
+    const char *why;
+    long id;
+    if (plx_boot_split_hostport(s_port, host, sizeof host, &port, &why) < 0 || !s_id ||
+        parse_nonneg(s_id, INT_MAX, &id) < 0) {
+        plx_error("bootstrap (pmi): PMI_PORT='%.80s' / PMI_ID='%.20s' are not host:port and a "
+                  "number (%s)", s_port, s_id ? s_id : "(unset)", s_id ? why : "no PMI_ID");
+        return PLX_ERR_BOOTSTRAP;
+    }
+    char ps[16];
+    snprintf(ps, sizeof ps, "%d", port);
+    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res = NULL;
+    int gr = getaddrinfo(host, ps, &hints, &res);
+    if (gr) {
+        plx_error("bootstrap (pmi): PMI_PORT=%s: cannot resolve '%s': %s", s_port, host,
+                  gai_strerror(gr));
+        return PLX_ERR_BOOTSTRAP;
+    }
+    int err = 0;
+    for (struct addrinfo *a = res; a && p->fd < 0; a = a->ai_next) {
+        int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd < 0) { err = errno; continue; }
+        if (connect(fd, a->ai_addr, a->ai_addrlen) < 0 && errno != EINPROGRESS) {
+            err = errno;
+            close(fd);
+            continue;
+        }
+        int soerr = 0;
+        socklen_t sl = sizeof soerr;
+        if (wait_fd(fd, POLLOUT, deadline) != 0 ||
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr) {
+            err = soerr ? soerr : ETIMEDOUT;
+            close(fd);
+            continue;
+        }
+        p->fd = fd;
+    }
+    freeaddrinfo(res);
+    if (p->fd < 0) {
+        plx_error("bootstrap (pmi): cannot connect to the PMI server at PMI_PORT=%s: %s", s_port,
+                  strerror(err));
+        return PLX_ERR_BOOTSTRAP;
+    }
+    p->own_fd = 1;
+    snprintf(req, sizeof req, "cmd=initack pmiid=%ld\n", id);
+    PLX_CHECK(transact(p, req, "initack", line, sizeof line, deadline));
+    long size = -1, rank = -1;
+    for (int k = 0; k < 3; k++) {   /* size, rank, debug, in the server's order */
+        PLX_CHECK(recv_line(p, line, sizeof line, "cmd=set", deadline));
+        if (word(line, "size", v, sizeof v) && parse_nonneg(v, PLX_BOOT_MAX_RANKS, &size) == 0) continue;
+        if (word(line, "rank", v, sizeof v) && parse_nonneg(v, PLX_BOOT_MAX_RANKS, &rank) == 0) continue;
+        if (word(line, "debug", v, sizeof v)) continue;
+        char q[160];
+        quote(line, q, sizeof q);
+        plx_error("bootstrap (pmi): unexpected line after cmd=initack from PMI_PORT=%s: '%s'",
+                  s_port, q);
+        return PLX_ERR_BOOTSTRAP;
+    }
+    if (size < 1 || rank < 0 || rank >= size) {
+        plx_error("bootstrap (pmi): the PMI server at PMI_PORT=%s gave rank %ld of size %ld",
+                  s_port, rank, size);
+        return PLX_ERR_BOOTSTRAP;
+    }
+    p->rank = (int)rank;
+    p->size = (int)size;
+    return PLX_SUCCESS;
+}
+
 plx_status_t plx_oob_pmi_open(double timeout_s, plx_oob_info_t *info, const plx_oob_ops_t **ops,
                               void **state)
 {
     const char *s_fd = getenv("PMI_FD"), *s_rank = getenv("PMI_RANK"), *s_size = getenv("PMI_SIZE");
-    if (!s_fd) return PLX_ERR_NOT_SUPPORTED;   /* not under a PMI launcher (or PMI_PORT only) */
-    long fd, rank, size;
-    if (parse_nonneg(s_fd, INT_MAX, &fd) < 0 || fcntl((int)fd, F_GETFD) < 0) {
+    const char *s_port = getenv("PMI_PORT");
+    if (!s_fd && !s_port) return PLX_ERR_NOT_SUPPORTED;   /* not under a PMI launcher */
+    long fd = -1, rank = 0, size = 1;
+    if (s_fd && (parse_nonneg(s_fd, INT_MAX, &fd) < 0 || fcntl((int)fd, F_GETFD) < 0)) {
         /* inherited from a parent that was a PMI process: not ours to use */
         plx_debug("bootstrap (pmi): PMI_FD='%.20s' is not an open descriptor here; not joining "
                   "through PMI", s_fd);
         return PLX_ERR_NOT_SUPPORTED;
     }
-    if (!s_rank || !s_size || parse_nonneg(s_size, PLX_BOOT_MAX_RANKS, &size) < 0 || size < 1 ||
-        parse_nonneg(s_rank, size - 1, &rank) < 0) {
+    if (s_fd && (!s_rank || !s_size || parse_nonneg(s_size, PLX_BOOT_MAX_RANKS, &size) < 0 ||
+                 size < 1 || parse_nonneg(s_rank, size - 1, &rank) < 0)) {
         plx_error("bootstrap (pmi): PMI_FD is set but PMI_RANK='%.20s' / PMI_SIZE='%.20s' are "
                   "not a rank and a size (at most %d ranks)", s_rank ? s_rank : "(unset)",
                   s_size ? s_size : "(unset)", PLX_BOOT_MAX_RANKS);
@@ -327,12 +400,18 @@ plx_status_t plx_oob_pmi_open(double timeout_s, plx_oob_info_t *info, const plx_
     p->rank = (int)rank;
     p->size = (int)size;
     p->timeout_s = timeout_s;
-    plx_log_set_rank(p->rank);
 
     char reply[PMI_REPLY_MAX], v[256];
     int64_t deadline = deadline_of(p);
-    plx_status_t st = transact(p, "cmd=init pmi_version=1 pmi_subversion=1\n", "response_to_init",
-                               reply, sizeof reply, deadline);
+    plx_status_t st = s_fd ? PLX_SUCCESS : connect_port(p, s_port, getenv("PMI_ID"), deadline);
+    if (st != PLX_SUCCESS) {
+        if (p->own_fd) close(p->fd);
+        free(p);
+        return st;
+    }
+    plx_log_set_rank(p->rank);
+    st = transact(p, "cmd=init pmi_version=1 pmi_subversion=1\n", "response_to_init", reply,
+                  sizeof reply, deadline);
     if (st == PLX_SUCCESS)
         st = transact(p, "cmd=get_maxes\n", "maxes", reply, sizeof reply, deadline);
     long keymax = 0, valmax = 0;
@@ -355,6 +434,7 @@ plx_status_t plx_oob_pmi_open(double timeout_s, plx_oob_info_t *info, const plx_
         st = PLX_ERR_BOOTSTRAP;
     }
     if (st != PLX_SUCCESS) {
+        if (p->own_fd) close(p->fd);
         free(p);
         return st;
     }
