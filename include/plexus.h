@@ -45,9 +45,19 @@
 extern "C" {
 #endif
 
+/* ---- version -----------------------------------------------------------
+ * The version of this header, for #if:
+ *   #if PLX_VERSION_CODE >= PLX_VERSION_NUM(0, 2, 0)
+ * plx_version() gives the version of the library actually loaded, which
+ * may be newer than the header an application was compiled with.  The
+ * shared library's soname (libplexus.so.N) changes only when a change
+ * breaks applications built against an older release.
+ */
 #define PLX_VERSION_MAJOR 0
 #define PLX_VERSION_MINOR 1
 #define PLX_VERSION_PATCH 0
+#define PLX_VERSION_NUM(major, minor, patch) ((major) * 10000 + (minor) * 100 + (patch))
+#define PLX_VERSION_CODE PLX_VERSION_NUM(PLX_VERSION_MAJOR, PLX_VERSION_MINOR, PLX_VERSION_PATCH)
 
 /* ---- status codes ------------------------------------------------------ */
 typedef enum {
@@ -300,6 +310,10 @@ plx_status_t plx_query_algorithm(plx_comm_t comm, const char *collective, size_t
 
 /* "0.1.0 (shm ucx cuda nccl)": the version and the transports built in. */
 const char *plx_version_string(void);
+
+/* The version of the loaded library (compare with PLX_VERSION_* of the
+ * header).  Any pointer may be NULL. */
+plx_status_t plx_version(int *major, int *minor, int *patch);
 
 /* ---- task graphs --------------------------------------------------------
  * A graph holds compute nodes (a C function and its argument) and

@@ -24,6 +24,7 @@ const plx_env_var_t plx_env_vars[] = {
     { "PLX_LAUNCHER", "", "set to 'plexusrun' by plexusrun (informational)" },
     { "PLX_TIMEOUT", "300", "seconds any wait may last before PLX_ERR_TIMEOUT (naming the collective and the missing ranks)" },
     { "PLX_LOG", "warn", "none|error|warn|info|debug|trace: what Plexus prints on stderr (info: each first use of an algorithm)" },
+    { "PLX_LOG_FILE", "", "write this rank's log lines to this file (appended) instead of stderr; %h = hostname, %p = pid, %r = rank, %% = %, e.g. /tmp/plexus-%h-%r.log" },
     { "PLX_TUNE", "", "selector overrides, e.g. 'allreduce:0-8K@recursive_doubling,8K-inf@ring;bcast:0-inf@binomial' (see plexus_info --tune)" },
     { "PLX_PROGRESS", "caller", "caller|thread - who drives communication: the calls of the application (test/wait), or also a background progress thread that moves collectives while the application computes" },
     { "PLX_GRAPH_THREADS", "cores / ranks on the node (at least 1)", "task graphs: worker threads per context that run compute nodes (1-1024); started at the first plx_graph_compile, ended with the last graph" },
@@ -98,6 +99,15 @@ plx_status_t plx_config_load(plx_config_t *cfg, char *err, size_t errlen)
             return PLX_ERR_INVALID_ARG;
         }
         cfg->log_level = lv;
+    }
+    s = getenv("PLX_LOG_FILE");
+    if (s) {
+        char path[4096];
+        if (plx_log_file_expand(s, 0, path, sizeof path) != 0) {
+            snprintf(err, errlen, "PLX_LOG_FILE='%s' is not a file name using only %%h (hostname), "
+                     "%%p (pid), %%r (rank) and %%%% as %% sequences", s);
+            return PLX_ERR_INVALID_ARG;
+        }
     }
     s = getenv("PLX_TRANSPORTS");
     if (s) {
