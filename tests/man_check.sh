@@ -1,0 +1,36 @@
+#!/bin/bash
+# tests/man_check.sh — every function declared in include/plexus.h has a
+# section-3 man page made from its doc comment (not "Not documented"), and
+# every page (sections 1 and 3) renders without a warning from man/groff.
+set -u
+top_builddir=${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+man3=$top_builddir/man/man3
+fail=0
+[ -f "$top_builddir/man/man3.stamp" ] || make -C "$top_builddir" man/man3.stamp >/dev/null || exit 1
+funcs=$(sed -n 's/^[a-z_ *]*[ *]\(plx_[a-z0-9_]*\)(.*/\1/p' "$top_srcdir/include/plexus.h" | sort -u)
+n=0
+for f in $funcs; do
+    n=$((n + 1))
+    page=$man3/$f.3
+    if [ ! -f "$page" ]; then echo "FAIL: $f has no man page"; fail=1; continue; fi
+    # a grouped function's page points to the group's page
+    target=$page
+    if head -1 "$page" | grep -q '^\.so '; then target=$top_builddir/man/$(sed -n '1s/^\.so //p' "$page"); fi
+    grep -q "^\.SH DESCRIPTION" "$target" || { echo "FAIL: $f: no DESCRIPTION in $(basename "$target")"; fail=1; }
+    grep -q "Not documented in plexus.h" "$target" && { echo "FAIL: $f: no doc comment in plexus.h"; fail=1; }
+    grep -q "$f" "$target" || { echo "FAIL: $f not named in $(basename "$target")"; fail=1; }
+done
+echo "checked $n functions of plexus.h"
+if command -v man >/dev/null 2>&1; then
+    for p in "$man3"/*.3 "$top_srcdir"/man/*.1; do
+        head -1 "$p" | grep -q '^\.so ' && continue
+        w=$(cd "$top_builddir/man" && LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$p" 2>&1 >/dev/null)
+        [ -z "$w" ] || { echo "FAIL: $(basename "$p") renders with warnings:"; echo "$w" | head -3; fail=1; }
+    done
+    echo "rendered every page with man --warnings"
+else
+    echo "(man not installed: pages not rendered)"
+fi
+[ $fail = 0 ] && echo "PASS: man_check"
+exit $fail
