@@ -54,7 +54,14 @@ int plx_log_init(int rank)
     return 0;
 }
 
-void plx_log_set_rank(int rank) { log_rank = rank; }
+void plx_log_set_rank(int rank)
+{
+    log_rank = rank;
+    /* PLX_LOG_FILE takes the rank's lines from here on (the bootstrap's
+     * included); a failure is reported by plx_init's own plx_log_file_open */
+    char ignored[8];
+    if (rank >= 0) (void)plx_log_file_open(ignored, sizeof ignored);
+}
 
 void plx_log_show_host(int on)
 {

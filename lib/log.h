@@ -27,6 +27,7 @@ extern int plx_log_level;                /* current threshold */
 int  plx_log_parse(const char *s);
 /* Read PLX_LOG (bad value: keep warn, return -1) and set the rank label (-1: none). */
 int  plx_log_init(int rank);
+/* Set the rank label; with PLX_LOG_FILE, also opens this rank's file. */
 void plx_log_set_rank(int rank);
 /* Put the short hostname in each line's prefix (on: the job spans nodes). */
 void plx_log_show_host(int on);
