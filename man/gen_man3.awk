@@ -17,6 +17,17 @@
 
 function roff_escape(s) {
     gsub(/\\/, "\\e", s)
+    # UTF-8 punctuation of the header as roff glyphs: groff reads bytes
+    gsub(/\342\200\224/, "\\(em", s)
+    gsub(/\342\200\223/, "\\(en", s)
+    gsub(/\302\265/, "\\(mc", s)
+    gsub(/\303\227/, "\\(mu", s)
+    gsub(/\342\200\234/, "\\(lq", s)
+    gsub(/\342\200\235/, "\\(rq", s)
+    gsub(/\342\200\231/, "\\(aq", s)
+    gsub(/\342\211\244/, "\\(<=", s)
+    gsub(/\342\211\245/, "\\(>=", s)
+    gsub(/\342\206\222/, "\\(->", s)
     if (s ~ /^[.']/) s = "\\&" s
     return s
 }
