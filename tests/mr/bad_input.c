@@ -31,10 +31,10 @@
  *
  * Nonblocking: every check above is made a second time through the
  * i-forms (plx_ibcast ... plx_irecv, then plx_wait), where a refused call
- * must also leave *req untouched; every i-call with req == NULL is refused;
+ * must set *req to NULL; every i-call with req == NULL is refused;
  * plx_test / plx_wait / plx_waitall / plx_waitany / plx_request_free with
- * NULL pointers or a negative count are refused without writing *done,
- * statuses or *index, and leave a live request named in them intact; NULL
+ * NULL pointers or a negative count are refused (*done = 0, *index = -1,
+ * statuses unwritten), and leave a live request named in them intact; NULL
  * entries (and n == 0) are valid.  Not covered: a stale (already completed)
  * request handle, whose detection plexus.h does not promise.
  *
