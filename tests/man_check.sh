@@ -1,7 +1,8 @@
 #!/bin/bash
 # tests/man_check.sh — every function declared in include/plexus.h has a
 # section-3 man page made from its doc comment (not "Not documented"), and
-# every page (sections 1 and 3) renders without a warning from groff.
+# every page (sections 1 and 3) renders without a warning from groff, and
+# the section-1 pages describe every long option of their tool's --help.
 set -u
 top_builddir=${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -32,5 +33,15 @@ if command -v groff >/dev/null 2>&1; then
 else
     echo "(groff not installed: pages not rendered)"
 fi
+# the section-1 pages name every long option the tool's --help lists
+for tool in tools/plexusrun tools/plexus_info perf/plx_perf; do
+    page=$top_srcdir/man/$(basename "$tool").1
+    [ -x "$top_builddir/$tool" ] || continue
+    for opt in $("$top_builddir/$tool" --help 2>&1 | grep -o -- '--[a-z][a-z_-]*' | sort -u); do
+        grep -qF -- "$(echo "$opt" | sed 's/-/\\-/g')" "$page" ||
+            { echo "FAIL: $(basename "$page") does not describe $opt (from $(basename "$tool") --help)"; fail=1; }
+    done
+done
+echo "checked the section-1 pages against each tool's --help"
 [ $fail = 0 ] && echo "PASS: man_check"
 exit $fail
