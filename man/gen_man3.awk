@@ -134,7 +134,7 @@ BEGIN {
     if (outdir == "") outdir = "."
     if (version == "") version = "?"
     incomment = 0; ngroup = 0; doc_n = 0; doc_used = 1; sect_n = 0; intro_done = 0
-    indecl = 0
+    indecl = 0; pending_type = ""
 }
 
 # ---- comments -------------------------------------------------------------
@@ -144,12 +144,12 @@ BEGIN {
     sub(/^[ \t]*\/\*+ ?/, "", line)
     cn = 0
     title = ""
+    closed = (line ~ /\*\//)
     if (line ~ /^---- /) {            # "/* ---- title ------" section header
         title = line
         sub(/^---- /, "", title); sub(/ *-+ *(\*\/)? *$/, "", title)
         line = ""
     }
-    closed = (line ~ /\*\//)
     sub(/ *\*\/.*$/, "", line)
     if (line !~ /^[ \t]*$/) cn = 1
     cbuf[cn] = line
@@ -202,6 +202,21 @@ function finish_comment(    i) {
 }
 
 # ---- declarations ---------------------------------------------------------
+# "type plx_name(" on one line, or the type alone on the line before
+# ("plx_status_t" then "plx_name(...)", the BSD style).
+!indecl && pending_type != "" && /^plx_[a-z0-9_]+\(/ {
+    indecl = 1
+    decl = roff_escape(pending_type) "\n"
+    pending_type = ""
+}
+pending_type != "" {            # the type line was something else after all
+    pending_type = ""
+    flush_group()
+}
+!indecl && /^(const )?[A-Za-z_][A-Za-z0-9_]*( \*+| )*$/ && $0 !~ /^(typedef|struct|enum|union|extern)/ {
+    pending_type = $0
+    next
+}
 !indecl && /^[A-Za-z_][A-Za-z0-9_ \t*]*[ \t*]plx_[a-z0-9_]+\(/ && $0 !~ /^typedef/ && $0 !~ /^#/ {
     indecl = 1
     decl = ""

@@ -7,9 +7,23 @@ set -u
 top_builddir=${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 man3=$top_builddir/man/man3
+# The functions plexus.h declares: every "plx_name(" outside comments (any
+# declaration style, one line or several; function-pointer typedefs are
+# "plx_name)(" and do not count).
+api_functions() {
+    awk '{ line = $0; out = ""
+           while (line != "") {
+               if (inc) { i = index(line, "*/"); if (!i) { line = ""; break }; line = substr(line, i + 2); inc = 0 }
+               else { i = index(line, "/*")
+                      if (!i) { out = out line; line = "" }
+                      else { out = out substr(line, 1, i - 1); line = substr(line, i + 2); inc = 1 } }
+           }
+           sub(/\/\/.*/, "", out); print out }' "$1" |
+        grep -o 'plx_[a-z0-9_]*[[:space:]]*(' | sed 's/[[:space:]]*($//' | sort -u
+}
 fail=0
 [ -f "$top_builddir/man/man3.stamp" ] || make -C "$top_builddir" man/man3.stamp >/dev/null || exit 1
-funcs=$(sed -n 's/^[a-z_ *]*[ *]\(plx_[a-z0-9_]*\)(.*/\1/p' "$top_srcdir/include/plexus.h" | sort -u)
+funcs=$(api_functions "$top_srcdir/include/plexus.h")
 n=0
 for f in $funcs; do
     n=$((n + 1))

@@ -9,6 +9,20 @@
 set -u
 top_builddir=${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+# The functions plexus.h declares: every "plx_name(" outside comments (any
+# declaration style, one line or several; function-pointer typedefs are
+# "plx_name)(" and do not count).
+api_functions() {
+    awk '{ line = $0; out = ""
+           while (line != "") {
+               if (inc) { i = index(line, "*/"); if (!i) { line = ""; break }; line = substr(line, i + 2); inc = 0 }
+               else { i = index(line, "/*")
+                      if (!i) { out = out line; line = "" }
+                      else { out = out substr(line, 1, i - 1); line = substr(line, i + 2); inc = 1 } }
+           }
+           sub(/\/\/.*/, "", out); print out }' "$1" |
+        grep -o 'plx_[a-z0-9_]*[[:space:]]*(' | sed 's/[[:space:]]*($//' | sort -u
+}
 fail=0
 so=$(ls "$top_builddir"/.libs/libplexus.so.*.*.* 2>/dev/null | head -1)
 a=$top_builddir/.libs/libplexus.a
@@ -24,7 +38,7 @@ else
     fi
     # every function declared in plexus.h is exported (the regex must not lose any)
     missing=
-    for f in $(sed -n 's/^[a-z_ *]*[ *]\(plx_[a-z0-9_]*\)(.*/\1/p' "$top_srcdir/include/plexus.h" | sort -u); do
+    for f in $(api_functions "$top_srcdir/include/plexus.h"); do
         nm -D --defined-only "$so" | grep -q " T $f\$" || missing="$missing $f"
     done
     if [ -n "$missing" ]; then echo "FAIL: not exported:$missing"; fail=1; else echo "ok: every plexus.h function is exported"; fi
