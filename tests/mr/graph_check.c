@@ -22,7 +22,7 @@
  *   prio      priorities order the compute nodes waiting for a worker
  *             (strict order checked only with PLX_GRAPH_THREADS=1);
  *   sched     the scheduling test that cannot pass by luck (the failing shape
- *             of DESIGN.md): after X, an allreduce A that is slow (the last
+ *             of a FIFO executor): after X, an allreduce A that is slow (the last
  *             rank's X sleeps D) and an independent compute node R become
  *             ready; R must start before A completes (timestamps recorded by
  *             the nodes and by plx_graph_node_times) under comm_first and
