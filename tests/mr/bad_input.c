@@ -3,8 +3,9 @@
  * with PLX_ERR_INVALID_ARG, before any communication, without writing to
  * any buffer or out-pointer; and the library still works afterwards.
  *
- * Why: Plexus promises (README, "Errors you can rely on") that bad input never crashes or aborts and gets a
- * clear status, and plexus.h that "nothing is written to any buffer".  The
+ * Why: Plexus promises (README, "Errors you can rely on") that bad input
+ * never crashes or aborts and gets a clear status, and plexus.h that
+ * "nothing is written to any buffer".  The
  * program is launched by plexusrun on 1 and several ranks.  Every rank makes
  * the same sequence of calls; a bad call must return before communicating,
  * so no rank is left waiting for another.  Where the API makes an argument
