@@ -10,6 +10,12 @@
  * and nothing is written to any buffer.  Every internal wait is bounded by
  * PLX_TIMEOUT seconds (default 300).
  *
+ * Out-parameters are written on failure too, so a failed call never leaves
+ * garbage behind: a handle becomes NULL (context, communicator, request,
+ * graph), a rank -1, a size or count 0, a flag 0, a node number -1, a string
+ * NULL.  A code that ignores a failed plx_init therefore gets
+ * PLX_ERR_INVALID_ARG from every later call, never a crash.
+ *
  * Counts are in elements of the given datatype, never bytes.
  *
  * Thread safety (MPI_THREAD_MULTIPLE-like, with one MPI-like rule):
@@ -45,9 +51,19 @@
 extern "C" {
 #endif
 
+/* ---- version -----------------------------------------------------------
+ * The version of this header, for #if:
+ *   #if PLX_VERSION_CODE >= PLX_VERSION_NUM(0, 2, 0)
+ * plx_version() gives the version of the library actually loaded, which
+ * may be newer than the header an application was compiled with.  The
+ * shared library's soname (libplexus.so.N) changes only when a change
+ * breaks applications built against an older release.
+ */
 #define PLX_VERSION_MAJOR 0
 #define PLX_VERSION_MINOR 1
 #define PLX_VERSION_PATCH 0
+#define PLX_VERSION_NUM(major, minor, patch) ((major) * 10000 + (minor) * 100 + (patch))
+#define PLX_VERSION_CODE PLX_VERSION_NUM(PLX_VERSION_MAJOR, PLX_VERSION_MINOR, PLX_VERSION_PATCH)
 
 /* ---- status codes ------------------------------------------------------ */
 typedef enum {
@@ -161,9 +177,12 @@ plx_status_t plx_init_oob(const plx_oob_t *oob, plx_context_t *ctx);
  * their own bounded waits. */
 plx_status_t plx_finalize(plx_context_t *ctx);
 
-/* The communicator of all ranks (owned by the context: do not free it). */
+/* The communicator of all ranks (owned by the context: do not free it).
+ * *comm = NULL on failure. */
 plx_status_t plx_comm_world(plx_context_t ctx, plx_comm_t *comm);
+/* This rank's number in comm, 0..size-1 (-1 on failure). */
 plx_status_t plx_comm_rank(plx_comm_t comm, int *rank);
+/* The number of ranks in comm (0 on failure). */
 plx_status_t plx_comm_size(plx_comm_t comm, int *size);
 
 /*
@@ -281,7 +300,7 @@ plx_status_t plx_recv(void *buf, size_t count, plx_dtype_t dtype, int peer, int 
  * moves every request of the context, not only the one named.  A request
  * that completes through test/wait is freed and set to NULL; the status it
  * returns is the operation's.  The argument checks of the blocking form
- * apply (PLX_ERR_INVALID_ARG, nothing started, *req untouched); req NULL is
+ * apply (PLX_ERR_INVALID_ARG, nothing started, *req = NULL); req NULL is
  * invalid.
  */
 typedef struct plx_request *plx_request_t;
@@ -334,6 +353,10 @@ plx_status_t plx_query_algorithm(plx_comm_t comm, const char *collective, size_t
 
 /* "0.1.0 (shm ucx cuda nccl)": the version and the transports built in. */
 const char *plx_version_string(void);
+
+/* The version of the loaded library (compare with PLX_VERSION_* of the
+ * header).  Any pointer may be NULL. */
+plx_status_t plx_version(int *major, int *minor, int *patch);
 
 /* ---- task graphs --------------------------------------------------------
  * A graph holds compute nodes (a C function and its argument) and

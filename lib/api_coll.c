@@ -177,6 +177,7 @@ plx_status_t plx_coll_start_locked(plx_comm_t comm, const coll_args_t *a, plx_re
 static plx_status_t icoll(const char *fn, plx_comm_t comm, const coll_args_t *a, plx_request_t *req)
 {
     if (!req) return plx_bad_arg(fn, "req is NULL");
+    *req = NULL;                /* stays NULL when nothing is started */
     PLX_CHECK(plx_coll_check_args(fn, comm, a));
     plx_ctx_lock(comm->ctx);
     plx_status_t st = plx_coll_start_locked(comm, a, req);
@@ -335,6 +336,8 @@ plx_status_t plx_query_algorithm(plx_comm_t comm, const char *collective, size_t
                                  const char **algorithm, const char **transport)
 {
     const char *fn = "plx_query_algorithm";
+    if (algorithm) *algorithm = NULL;
+    if (transport) *transport = NULL;
     PLX_CHECK(check_comm(fn, comm));
     if (!collective || !algorithm) return plx_bad_arg(fn, "collective or algorithm is NULL");
     int c = plx_coll_from_name(collective);

@@ -55,6 +55,8 @@ static plx_status_t start_p2p(const char *fn, int kind, void *buf, size_t count,
                               plx_request_t *req)
 {
     if (!req) return plx_bad_arg(fn, "req is NULL");
+    *req = NULL;                /* stays NULL when nothing is started */
+    if (received) *received = 0;
     PLX_CHECK(plx_p2p_check_args(fn, buf, count, dt, peer, tag, comm));
     /* point to point on device memory is not carried yet (the shm and UCX
      * paths would touch it from the host): say so instead of crashing */

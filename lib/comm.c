@@ -38,6 +38,7 @@
 
 plx_status_t plx_comm_world(plx_context_t ctx, plx_comm_t *comm)
 {
+    if (comm) *comm = NULL;     /* on failure too: never a garbage handle */
     if (!ctx || ctx->magic != PLX_CTX_MAGIC) return plx_bad_arg("plx_comm_world", "not an initialised context");
     if (!comm) return plx_bad_arg("plx_comm_world", "comm is NULL");
     *comm = ctx->world;
@@ -46,6 +47,7 @@ plx_status_t plx_comm_world(plx_context_t ctx, plx_comm_t *comm)
 
 plx_status_t plx_comm_rank(plx_comm_t comm, int *rank)
 {
+    if (rank) *rank = -1;
     if (!plx_comm_ok(comm)) return plx_bad_arg("plx_comm_rank", "invalid or freed communicator");
     if (!rank) return plx_bad_arg("plx_comm_rank", "rank is NULL");
     *rank = comm->rank;
@@ -54,6 +56,7 @@ plx_status_t plx_comm_rank(plx_comm_t comm, int *rank)
 
 plx_status_t plx_comm_size(plx_comm_t comm, int *size)
 {
+    if (size) *size = 0;
     if (!plx_comm_ok(comm)) return plx_bad_arg("plx_comm_size", "invalid or freed communicator");
     if (!size) return plx_bad_arg("plx_comm_size", "size is NULL");
     *size = comm->size;
@@ -231,6 +234,7 @@ out:
 
 plx_status_t plx_comm_split(plx_comm_t comm, int color, int key, plx_comm_t *newcomm)
 {
+    if (newcomm) *newcomm = NULL;
     if (!plx_comm_ok(comm)) return plx_bad_arg("plx_comm_split", "invalid or freed communicator");
     if (!newcomm) return plx_bad_arg("plx_comm_split", "newcomm is NULL");
     if (color < 0 && color != PLX_UNDEFINED)
@@ -240,6 +244,7 @@ plx_status_t plx_comm_split(plx_comm_t comm, int color, int key, plx_comm_t *new
 
 plx_status_t plx_comm_dup(plx_comm_t comm, plx_comm_t *newcomm)
 {
+    if (newcomm) *newcomm = NULL;
     if (!plx_comm_ok(comm)) return plx_bad_arg("plx_comm_dup", "invalid or freed communicator");
     if (!newcomm) return plx_bad_arg("plx_comm_dup", "newcomm is NULL");
     return do_split("plx_comm_dup", comm, 0, comm->rank, newcomm);

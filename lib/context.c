@@ -104,6 +104,7 @@ static plx_status_t discover_nodes(plx_context_t ctx)
         ctx->node_of[r] = found >= 0 ? found : ctx->nnodes++;
     }
     free(all);
+    plx_log_show_host(ctx->nnodes > 1);    /* log lines say where each rank runs */
     return PLX_SUCCESS;
 }
 
@@ -340,6 +341,11 @@ static plx_status_t init_common(plx_context_t *out, const plx_oob_t *user)
     ctx->size = info.size;
     snprintf(ctx->job_id, sizeof ctx->job_id, "%s", info.job_id);
     plx_log_set_rank(ctx->rank);
+    if (plx_log_file_open(err, sizeof err) != 0) {
+        plx_error("plx_init: %s", err);
+        context_destroy(ctx, 0);
+        return PLX_ERR_INVALID_ARG;
+    }
 
     if ((st = discover_nodes(ctx)) != PLX_SUCCESS || (st = start_transports(ctx)) != PLX_SUCCESS ||
         (st = make_world(ctx)) != PLX_SUCCESS || (st = plx_dev_init(ctx)) != PLX_SUCCESS ||

@@ -1084,6 +1084,7 @@ plx_status_t plx_comm_set_mem_type(plx_comm_t comm, plx_mem_type_t type)
 
 plx_status_t plx_query_device(plx_context_t ctx, int *usable)
 {
+    if (usable) *usable = 0;
     if (!ctx || ctx->magic != PLX_CTX_MAGIC || !usable)
         return plx_bad_arg("plx_query_device", "bad context or usable is NULL");
     *usable = ctx->dev_on;
@@ -1094,6 +1095,8 @@ plx_status_t plx_query_algorithm_device(plx_comm_t comm, const char *collective,
                                         const char **algorithm, const char **transport)
 {
     const char *fn = "plx_query_algorithm_device";
+    if (algorithm) *algorithm = NULL;
+    if (transport) *transport = NULL;
     if (!plx_comm_ok(comm)) return plx_bad_arg(fn, "invalid or freed communicator");
     if (!collective || !algorithm) return plx_bad_arg(fn, "collective or algorithm is NULL");
     int c = plx_coll_from_name(collective);

@@ -118,6 +118,7 @@ plx_status_t plx_graph_create(plx_context_t ctx, plx_graph_t *graph)
 {
     const char *fn = "plx_graph_create";
     if (!graph) return plx_bad_arg(fn, "graph is NULL");
+    *graph = NULL;
     if (!ctx || ctx->magic != PLX_CTX_MAGIC) return plx_bad_arg(fn, "not an initialised context");
     int policy = policy_env();
     if (policy < 0)
@@ -198,6 +199,7 @@ plx_status_t plx_graph_add_compute(plx_graph_t g, plx_graph_fn_t fn, void *arg,
                                    plx_graph_node_t *node)
 {
     const char *name = "plx_graph_add_compute";
+    if (node) *node = -1;       /* no node added */
     PLX_CHECK(buildable(name, g));
     if (!fn) return plx_bad_arg(name, "fn is NULL");
     if (!node) return plx_bad_arg(name, "node is NULL");
@@ -211,6 +213,7 @@ plx_status_t plx_graph_add_compute(plx_graph_t g, plx_graph_fn_t fn, void *arg,
 static plx_status_t add_coll(const char *fn, plx_graph_t g, plx_comm_t comm, const coll_args_t *a,
                              plx_graph_node_t *node)
 {
+    if (node) *node = -1;       /* no node added */
     PLX_CHECK(buildable(fn, g));
     if (!node) return plx_bad_arg(fn, "node is NULL");
     PLX_CHECK(plx_coll_check_args(fn, comm, a));
@@ -303,6 +306,7 @@ static plx_status_t add_p2p(const char *fn, int kind, plx_graph_t g, void *buf, 
                             plx_dtype_t dt, int peer, int tag, plx_comm_t comm, size_t *received,
                             plx_graph_node_t *node)
 {
+    if (node) *node = -1;       /* no node added */
     PLX_CHECK(buildable(fn, g));
     if (!node) return plx_bad_arg(fn, "node is NULL");
     PLX_CHECK(plx_p2p_check_args(fn, buf, count, dt, peer, tag, comm));
@@ -398,6 +402,8 @@ plx_status_t plx_graph_set_timing(plx_graph_t g, int on)
 plx_status_t plx_graph_node_times(plx_graph_t g, plx_graph_node_t node, double *start, double *end)
 {
     const char *fn = "plx_graph_node_times";
+    if (start) *start = 0;
+    if (end) *end = 0;
     PLX_CHECK(graph_ok(fn, g));
     PLX_CHECK(node_ok(fn, g, node, "node"));
     if (!start || !end) return plx_bad_arg(fn, "start or end is NULL");

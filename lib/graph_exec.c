@@ -593,6 +593,7 @@ static plx_status_t launch(const char *fn, plx_graph_t g, plx_request_t *req, in
 
 plx_status_t plx_graph_launch(plx_graph_t g, plx_request_t *req)
 {
+    if (req) *req = NULL;       /* stays NULL when nothing is launched */
     return launch("plx_graph_launch", g, req, 0);
 }
 

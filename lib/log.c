@@ -1,8 +1,12 @@
 /*
- * lib/log.c — PLX_LOG filtering and the line format (see log.h).
+ * lib/log.c — PLX_LOG filtering, the line format, and PLX_LOG_FILE (see
+ * log.h).
  */
 #include "log.h"
+#include "core/assert.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +17,8 @@
 int plx_log_level = PLX_LOG_WARN;
 static int log_rank = -1;   /* documented process-wide label, see log.h */
 static int env_read;        /* PLX_LOG already looked at */
+static int log_fd = 2;      /* stderr, or the PLX_LOG_FILE of this process */
+static char log_host[64];   /* "" unless the job spans several nodes */
 
 static const char *const level_names[] = { "none", "error", "warn", "info", "debug", "trace" };
 
@@ -49,13 +55,88 @@ int plx_log_init(int rank)
     return 0;
 }
 
-void plx_log_set_rank(int rank) { log_rank = rank; }
+void plx_log_set_rank(int rank)
+{
+    log_rank = rank;
+    /* PLX_LOG_FILE takes the rank's lines from here on (the bootstrap's
+     * included); a failure is reported by plx_init's own plx_log_file_open */
+    char ignored[8];
+    if (rank >= 0) (void)plx_log_file_open(ignored, sizeof ignored);
+}
+
+void plx_log_show_host(int on)
+{
+    log_host[0] = '\0';
+    if (!on) return;
+    if (gethostname(log_host, sizeof log_host) != 0) snprintf(log_host, sizeof log_host, "?");
+    log_host[sizeof log_host - 1] = '\0';
+    char *dot = strchr(log_host, '.');      /* the short name, as in a host list */
+    if (dot && dot != log_host) *dot = '\0';
+}
+
+int plx_log_file_expand(const char *pattern, int rank, char *out, size_t outlen)
+{
+    if (!pattern || !*pattern || outlen == 0) return -1;
+    size_t j = 0;
+    for (const char *c = pattern; *c; c++) {
+        char piece[300];
+        if (*c != '%') {
+            piece[0] = *c;
+            piece[1] = '\0';
+        } else {
+            switch (*++c) {
+            case '%': snprintf(piece, sizeof piece, "%%"); break;
+            case 'p': snprintf(piece, sizeof piece, "%d", (int)getpid()); break;
+            case 'r':
+                if (rank < 0) return -1;
+                snprintf(piece, sizeof piece, "%d", rank);
+                break;
+            case 'h': {
+                char host[256];
+                if (gethostname(host, sizeof host) != 0) return -1;
+                host[sizeof host - 1] = '\0';
+                snprintf(piece, sizeof piece, "%s", host);
+                break;
+            }
+            default: return -1;     /* includes a lone % at the end */
+            }
+        }
+        size_t len = strlen(piece);
+        if (j + len >= outlen) return -1;
+        memcpy(out + j, piece, len);
+        j += len;
+    }
+    out[j] = '\0';
+    return 0;
+}
+
+int plx_log_file_open(char *err, size_t errlen)
+{
+    const char *pattern = getenv("PLX_LOG_FILE");
+    if (!pattern || log_fd != 2) return 0;   /* stderr, or already open (a second context) */
+    char path[4096];
+    if (plx_log_file_expand(pattern, log_rank, path, sizeof path) != 0) {
+        snprintf(err, errlen, "PLX_LOG_FILE='%s' is not a file name with only %%h (host), %%p (pid), "
+                 "%%r (rank) and %%%% as %% sequences", pattern);
+        return -1;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "PLX_LOG_FILE='%s': cannot open %s: %s", pattern, path, strerror(errno));
+        return -1;
+    }
+    log_fd = fd;
+    return 0;
+}
 
 void plx_log_msg(int level, const char *fmt, ...)
 {
+    plx_assert(level >= PLX_LOG_NONE && level <= PLX_LOG_TRACE);
     char line[1024];
     int n;
-    if (log_rank >= 0)
+    if (log_rank >= 0 && log_host[0])
+        n = snprintf(line, sizeof line, "plexus[rank %d@%s] %s: ", log_rank, log_host, level_names[level]);
+    else if (log_rank >= 0)
         n = snprintf(line, sizeof line, "plexus[rank %d] %s: ", log_rank, level_names[level]);
     else
         n = snprintf(line, sizeof line, "plexus[pid %d] %s: ", (int)getpid(), level_names[level]);
@@ -69,7 +150,7 @@ void plx_log_msg(int level, const char *fmt, ...)
     if (len > sizeof line - 2) len = sizeof line - 2;
     line[len++] = '\n';
     /* one write() so lines of different ranks do not interleave */
-    ssize_t w = write(2, line, len);
+    ssize_t w = write(log_fd, line, len);
     (void)w;
 }
 

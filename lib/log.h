@@ -5,6 +5,10 @@
  * read once per process by plx_log_init() (called from plx_init, plexusrun and
  * plexus_info); until then it is "warn".  Lines look like
  *   plexus[rank 3] warn: shm: process_vm_readv refused (EPERM); using staging
+ * and, when the job spans several nodes, plexus[rank 3@node07] warn: ...
+ * PLX_LOG_FILE=pattern sends a rank's lines to a file instead of stderr
+ * (opened for appending by plx_init once the rank is known; %h host,
+ * %p pid, %r rank, %% a percent sign).
  * The level and the rank label are the only process-wide mutable state
  * outside the context object (documented in README: they are per process by
  * nature and written once before any thread is started).
@@ -13,6 +17,7 @@
 #define PLX_LOG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 enum { PLX_LOG_NONE = 0, PLX_LOG_ERROR, PLX_LOG_WARN, PLX_LOG_INFO, PLX_LOG_DEBUG, PLX_LOG_TRACE };
 
@@ -22,7 +27,16 @@ extern int plx_log_level;                /* current threshold */
 int  plx_log_parse(const char *s);
 /* Read PLX_LOG (bad value: keep warn, return -1) and set the rank label (-1: none). */
 int  plx_log_init(int rank);
+/* Set the rank label; with PLX_LOG_FILE, also opens this rank's file. */
 void plx_log_set_rank(int rank);
+/* Put the short hostname in each line's prefix (on: the job spans nodes). */
+void plx_log_show_host(int on);
+/* Expand a PLX_LOG_FILE pattern for this process (rank < 0: %r is an
+ * error).  -1 on an unknown % sequence or a result that does not fit. */
+int  plx_log_file_expand(const char *pattern, int rank, char *out, size_t outlen);
+/* Open PLX_LOG_FILE (if set) for the rank set by plx_log_set_rank; lines go
+ * there from now on.  -1 with a message naming the variable in err. */
+int  plx_log_file_open(char *err, size_t errlen);
 /* Read PLX_LOG once if nobody has yet (calls rejected before plx_init). */
 void plx_log_lazy_init(void);
 void plx_log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

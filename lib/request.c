@@ -353,6 +353,7 @@ static int one_done(void *arg) { return req_done(*(plx_request_t *)arg); }
 
 plx_status_t plx_test(plx_request_t *req, int *done)
 {
+    if (done) *done = 0;
     if (!req || !done) return plx_bad_arg("plx_test", "req or done is NULL");
     if (!*req) {
         *done = 1;
@@ -471,9 +472,9 @@ plx_status_t plx_waitall(int n, plx_request_t reqs[], plx_status_t statuses[])
 plx_status_t plx_waitany(int n, plx_request_t reqs[], int *index)
 {
     if (!index) return plx_bad_arg("plx_waitany", "index is NULL");
+    *index = -1;
     plx_context_t ctx;
     PLX_CHECK(check_array("plx_waitany", n, reqs, &ctx));
-    *index = -1;
     if (!ctx) return PLX_SUCCESS;
     plx_ctx_lock(ctx);
     multi_t m = { n, reqs, 1, -1 };

@@ -46,6 +46,14 @@ const char *plx_version_string(void)
         ")";
 }
 
+plx_status_t plx_version(int *major, int *minor, int *patch)
+{
+    if (major) *major = PLX_VERSION_MAJOR;
+    if (minor) *minor = PLX_VERSION_MINOR;
+    if (patch) *patch = PLX_VERSION_PATCH;
+    return PLX_SUCCESS;
+}
+
 plx_status_t plx_bad_arg(const char *fn, const char *fmt, ...)
 {
     plx_log_lazy_init();

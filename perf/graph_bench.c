@@ -38,6 +38,11 @@
  */
 #include <plexus.h>
 
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+
 #include <stdatomic.h>
 #include <stdio.h>
 #ifdef __linux__
@@ -512,42 +517,116 @@ static void bench_overlap(const layer_t *layers, int nl, double scale, int iters
     free(ln);
 }
 
+static const char gb_usage[] =
+    "usage: graph_bench [-m overhead|nodes|overlap] [options]   (through plexusrun)\n"
+    "  -m, --mode MODE          overhead (default): launches/s of compute -> allreduce -> compute\n"
+    "                           against plain calls; nodes: cost per node, 10 to 100,000 nodes;\n"
+    "                           overlap: a ResNet-50-like backward pass under each policy\n"
+    "  --rounds N               interleaved rounds (default 5)\n"
+    "  --time S                 seconds per round and loop (default 0.3)\n"
+    "  --sizes A,B,...          node counts of -m nodes (default 10,100,1000,10000,100000)\n"
+    "  --iters N                iterations of -m overlap (median; default 5)\n"
+    "  --scale X                -m overlap: compute per layer = X x the layer's communication (default 1)\n"
+    "  --compute idle|busy|both -m overlap: sleeping or spinning compute (default both)\n"
+    "  --layers FILE            -m overlap: \"name<TAB>bytes\" lines instead of ResNet-50's\n"
+    "  --policies LIST          -m overlap: among comm_first,compute_first,fifo (default all)\n"
+    "  --gaps, --dump           -m overlap: print idle gaps / every node's times\n"
+    "  --gaps-policy POLICY     the policy --gaps and --dump look at (default comm_first)\n"
+    "  -h, --help               this text\n";
+
+/* A whole number >= lo, or exit 2 naming the option. */
+static int gb_int(const char *opt, const char *s, int lo)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < lo || v > INT_MAX) {
+        fprintf(stderr, "graph_bench: %s '%s': expected a whole number >= %d\n", opt, s, lo);
+        exit(2);
+    }
+    return (int)v;
+}
+
+static double gb_pos(const char *opt, const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || *end || errno || !(v > 0) || !isfinite(v)) {
+        fprintf(stderr, "graph_bench: %s '%s': expected a positive number\n", opt, s);
+        exit(2);
+    }
+    return v;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = "overhead", *layers_file = NULL, *policies = "comm_first,compute_first,fifo";
     int rounds = 5, iters = 5, kinds = 3, gaps = 0, gaps_policy = 0;
     double tsec = 0.3, scale = 1.0;
     int sizes[16] = { 10, 100, 1000, 10000, 100000 }, nsizes = 5;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-m") && v) mode = argv[++i];
-        else if (!strcmp(a, "--rounds") && v) rounds = atoi(argv[++i]);
-        else if (!strcmp(a, "--time") && v) tsec = atof(argv[++i]);
-        else if (!strcmp(a, "--iters") && v) iters = atoi(argv[++i]);
-        else if (!strcmp(a, "--scale") && v) scale = atof(argv[++i]);
-        else if (!strcmp(a, "--layers") && v) layers_file = argv[++i];
-        else if (!strcmp(a, "--policies") && v) policies = argv[++i];
-        else if (!strcmp(a, "--gaps")) gaps = 1;
-        else if (!strcmp(a, "--dump")) gaps = 2;
-        else if (!strcmp(a, "--gaps-policy") && v) {
-            v = argv[++i];
-            gaps_policy = !strcmp(v, "fifo") ? 2 : !strcmp(v, "compute_first") ? 1 : 0;
-        }
-        else if (!strcmp(a, "--compute") && v) {
-            v = argv[++i];
-            kinds = !strcmp(v, "idle") ? 1 : !strcmp(v, "busy") ? 2 : 3;
-        } else if (!strcmp(a, "--sizes") && v) {
-            char *s = argv[++i], *tok;
+    enum { O_ROUNDS = 256, O_TIME, O_ITERS, O_SCALE, O_LAYERS, O_POLICIES, O_GAPS, O_DUMP, O_GAPS_POLICY,
+           O_COMPUTE, O_SIZES };
+    static const struct option longopts[] = {
+        { "mode", required_argument, NULL, 'm' }, { "rounds", required_argument, NULL, O_ROUNDS },
+        { "time", required_argument, NULL, O_TIME }, { "iters", required_argument, NULL, O_ITERS },
+        { "scale", required_argument, NULL, O_SCALE }, { "layers", required_argument, NULL, O_LAYERS },
+        { "policies", required_argument, NULL, O_POLICIES }, { "gaps", no_argument, NULL, O_GAPS },
+        { "dump", no_argument, NULL, O_DUMP }, { "gaps-policy", required_argument, NULL, O_GAPS_POLICY },
+        { "compute", required_argument, NULL, O_COMPUTE }, { "sizes", required_argument, NULL, O_SIZES },
+        { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+    };
+    int ch;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":m:h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'm':
+            if (strcmp(optarg, "overhead") && strcmp(optarg, "nodes") && strcmp(optarg, "overlap")) {
+                fprintf(stderr, "graph_bench: -m '%s': expected overhead, nodes or overlap\n", optarg);
+                return 2;
+            }
+            mode = optarg;
+            break;
+        case O_ROUNDS: rounds = gb_int("--rounds", optarg, 1); break;
+        case O_TIME: tsec = gb_pos("--time", optarg); break;
+        case O_ITERS: iters = gb_int("--iters", optarg, 1); break;
+        case O_SCALE: scale = gb_pos("--scale", optarg); break;
+        case O_LAYERS: layers_file = optarg; break;
+        case O_POLICIES: policies = optarg; break;
+        case O_GAPS: gaps = 1; break;
+        case O_DUMP: gaps = 2; break;
+        case O_GAPS_POLICY:
+            if (!strcmp(optarg, "fifo")) gaps_policy = 2;
+            else if (!strcmp(optarg, "compute_first")) gaps_policy = 1;
+            else if (!strcmp(optarg, "comm_first")) gaps_policy = 0;
+            else { fprintf(stderr, "graph_bench: --gaps-policy '%s': expected comm_first, compute_first or fifo\n", optarg); return 2; }
+            break;
+        case O_COMPUTE:
+            if (!strcmp(optarg, "idle")) kinds = 1;
+            else if (!strcmp(optarg, "busy")) kinds = 2;
+            else if (!strcmp(optarg, "both")) kinds = 3;
+            else { fprintf(stderr, "graph_bench: --compute '%s': expected idle, busy or both\n", optarg); return 2; }
+            break;
+        case O_SIZES: {
+            char *tok, *save = NULL;
             nsizes = 0;
-            for (tok = strtok(s, ","); tok && nsizes < 16; tok = strtok(NULL, ",")) sizes[nsizes++] = atoi(tok);
-        } else {
-            fprintf(stderr,
-                    "usage: graph_bench [-m overhead|nodes|overlap] [--rounds N] [--time S] [--sizes a,b,..]\n"
-                    "                   [--iters N] [--scale X] [--compute idle|busy|both] [--layers FILE]\n"
-                    "                   [--policies comm_first,compute_first,fifo] [--gaps] [--dump]\n"
-                    "                   [--gaps-policy comm_first|compute_first|fifo]\n");
+            for (tok = strtok_r(optarg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                if (nsizes == 16) { fprintf(stderr, "graph_bench: --sizes: at most 16\n"); return 2; }
+                sizes[nsizes++] = gb_int("--sizes", tok, 3);
+            }
+            if (nsizes == 0) { fprintf(stderr, "graph_bench: --sizes needs a list\n"); return 2; }
+            break;
+        }
+        case 'h': fputs(gb_usage, stdout); return 0;
+        case ':': fprintf(stderr, "graph_bench: %s needs a value\n", argv[optind - 1]); return 2;
+        default:
+            fprintf(stderr, "graph_bench: unknown option '%s'\n%s", argv[optind - 1], gb_usage);
             return 2;
         }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "graph_bench: unexpected argument '%s'\n%s", argv[optind], gb_usage);
+        return 2;
     }
     if (rounds < 1) rounds = 1;
     if (iters < 1) iters = 1;

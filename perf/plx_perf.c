@@ -3,56 +3,40 @@
  * latency and bandwidth of one collective over a range of sizes, with every
  * result checked against a serial reference.
  *
- *   plexusrun -n 4 plx_perf -c allreduce -b 8 -e 128M -f 2
+ *   plexusrun -n 4 plx_perf --coll allreduce -b 8 -e 128M -f 2
  *
- * Options:
- *   -c NAME   allreduce|bcast|reduce|allgather|reduce_scatter|alltoall|
- *             gather|scatter|barrier|sendrecv|all   (default allreduce)
- *   -b SIZE   smallest size in bytes (K/M/G suffixes; default 8)
- *   -e SIZE   largest size (default 64M)
- *   -f N      multiply the size by N each step (default 2)
- *   -d TYPE   datatype (float32 default; any plexus datatype name)
- *   -o OP     reduction op (sum default)
- *   -r ROOT   root of rooted collectives (default 0)
- *   -w N      warm-up iterations (default 5)
- *   -n N      timed iterations (default: scaled so each size takes ~0.2 s)
- *   -i        in place
- *   -C 0|1    check results (default 1); wrong elements make the exit status 1
- *   -F        also print min/max time over ranks
- *   -t        nonblocking variant: plx_i<collective> (plx_isend/plx_irecv) + plx_wait
- *   --overlap communication/computation overlap (implies -t): per size, t_comm is
- *             the -t time (post + wait); then for each of two kinds of
- *             "compute" lasting T = t_comm (rank 0's value, broadcast, so every
- *             rank computes as long) -- idle: the thread sleeps (clock_nanosleep),
- *             as a host does while a GPU kernel runs; busy: the thread spins
- *             doing arithmetic -- each iteration posts the collective,
- *             computes for T, then waits.  Reported per size and kind:
- *             t_compute (measured), t_total (per iteration) and
- *             overlap = (t_comm + t_compute - t_total) / min(t_comm, t_compute):
- *             1 when the collective hid entirely behind the compute, 0 when
- *             it ran only after it (all times: mean over iterations, then
- *             over ranks, as for -t).  With caller-driven progress nothing
- *             moves while the thread sleeps; PLX_PROGRESS=thread moves it.
- *   --csv F   also write rows library,collective,ranks,bytes,time_us,busbw_gbps,wrong
- *             (--overlap: time_us is t_comm, and six columns follow:
- *             t_compute_idle_us,t_total_idle_us,overlap_idle,
- *             t_compute_busy_us,t_total_busy_us,overlap_busy)
- *   --json F  also write every row with all its fields as a JSON array of objects
- *   -m host|device  where the buffers live (default host); device: cudaMalloc'd on
- *             GPU rank % GPUs, inputs copied there and results back outside the
- *             timing; the header says whether the collectives go through NCCL
- *             or are staged through host memory ("staged/shm"), and each row's
- *             algorithm/transport column is plx_query_algorithm_device's.
- *             (sendrecv is skipped: point-to-point takes host buffers.)
+ * The one-letter options are nccl-tests' letters with their nccl-tests
+ * meaning (-b -e -i -f -g -t -c -n -w -d -o -r -z -a -C -m -G), so a
+ * command line from an nccl-tests run means the same here; Plexus' own
+ * options have long names only.  `plx_perf --help` lists them all (its
+ * text, usage_text below, is also the base of plx_perf(1)).
+ *
+ * --overlap (implies --nonblocking): per size, t_comm is the nonblocking
+ * time (post + wait); then for each of two kinds of "compute" lasting
+ * T = t_comm (rank 0's value, broadcast, so every rank computes as long) --
+ * idle: the thread sleeps (clock_nanosleep), as a host does while a GPU
+ * kernel runs; busy: the thread spins doing arithmetic -- each iteration
+ * posts the collective, computes for T, then waits.  Reported per size and
+ * kind: t_compute (measured), t_total (per iteration) and
+ * overlap = (t_comm + t_compute - t_total) / min(t_comm, t_compute):
+ * 1 when the collective hid entirely behind the compute, 0 when it ran only
+ * after it.  With caller-driven progress nothing moves while the thread
+ * sleeps; PLX_PROGRESS=thread moves it.
  *
  * Sizes are total bytes as in nccl-tests: the result buffer for allgather,
  * gather; the send buffer for reduce_scatter, scatter; the whole exchanged
  * buffer for alltoall; the message for the others.  busbw uses nccl-tests'
  * factors so numbers compare across libraries and rank counts.
+ *
+ * To add a collective: a C_* name and its coll_names entry, then a case in
+ * counts_for, busbw_factor, fill_inputs, start_once, run_once and
+ * count_wrong.
  */
 #include <plexus.h>
 
 #include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -64,6 +48,7 @@
 #include <time.h>
 
 #include "half.h"
+#include "config.h"          /* plx_parse_size: the size parser of the PLX_* variables */
 
 #if PLX_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -86,35 +71,27 @@ static const char *const coll_names[C_N] = { "allreduce", "bcast", "reduce", "al
 typedef struct opts {
     int coll;                   /* -1 = all */
     size_t minb, maxb;
-    double factor;
+    double factor;              /* -f: multiply by this (0: add stepbytes) */
+    size_t stepbytes;           /* -i */
     plx_dtype_t dt;
     plx_op_t op;
+    int all_dtypes, all_ops;    /* -d all, -o all */
     int root, warmup, iters, in_place, check, minmax, nonblocking, overlap;
-    int device;                 /* -m device: buffers in GPU memory */
+    int average;                /* -a: 0 rank 0's time, 1 mean over ranks, 2 min, 3 max */
+    int device;                 /* --memory device: buffers in GPU memory */
     const char *csv, *json;
 } opts_t;
+
+/* Totals for the footer lines of nccl-tests. */
+static double g_busbw_sum;
+static long g_busbw_rows;
+static double g_wrong_total;
 
 static double now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int parse_size(const char *s, size_t *out)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || v < 0) return -1;
-    switch (*end) {
-    case 'k': case 'K': v *= 1024; end++; break;
-    case 'm': case 'M': v *= 1024 * 1024; end++; break;
-    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
-    default: break;
-    }
-    if (*end) return -1;
-    *out = (size_t)v;
-    return 0;
 }
 
 /* ---- element access through double (exact for the small integers used) ---- */
@@ -550,7 +527,7 @@ static int overlap_measure(bench_t *b, int c, size_t count, int iters, double t_
         ov->t_compute_us[k] = allreduce_d(b, tc / iters * 1e6, PLX_SUM) / b->size;
         double m = t_comm_avg < ov->t_compute_us[k] ? t_comm_avg : ov->t_compute_us[k];
         ov->overlap[k] = m > 0 ? (t_comm_avg + ov->t_compute_us[k] - ov->t_total_us[k]) / m : 0;
-        /* -C: the result of one overlapped iteration from fresh inputs */
+        /* -c: the result of one overlapped iteration from fresh inputs */
         if (o->check) {
             fill_inputs(b, c, count);
             to_device(b, count);
@@ -568,6 +545,13 @@ typedef struct outputs {
     FILE *csv, *json;
     int json_rows;
 } outputs_t;
+
+/* The size after sz: times -f, or plus -i (at least one byte more). */
+static double next_size(const opts_t *o, double sz)
+{
+    double next = o->factor > 0 ? sz * o->factor : sz + (double)o->stepbytes;
+    return next < sz + 1 ? sz + 1 : next;
+}
 
 static int bench_coll(bench_t *b, int c, outputs_t *out)
 {
@@ -589,7 +573,7 @@ static int bench_coll(bench_t *b, int c, outputs_t *out)
                    "algorithm/transport");
     }
     size_t last = (size_t)-1;
-    for (double sz = (double)o->minb; sz <= (double)o->maxb * 1.0000001; sz = sz * o->factor < sz + 1 ? sz + 1 : sz * o->factor) {
+    for (double sz = (double)o->minb; sz <= (double)o->maxb * 1.0000001; sz = next_size(o, sz)) {
         size_t bytes = (size_t)sz, count, sbytes, rbytes;
         counts_for(b, c, bytes, &count, &sbytes, &rbytes);
         if (c != C_BARRIER && count == 0) continue;
@@ -598,16 +582,23 @@ static int bench_coll(bench_t *b, int c, outputs_t *out)
         last = count;
         size_t shown = c == C_BARRIER ? 0 : (c == C_REDUCE_SCATTER || c == C_SCATTER ? sbytes : rbytes);
 
-        fill_inputs(b, c, count);
-        to_device(b, count);
-        CHECK_OK(plx_barrier(b->comm));
-        plx_status_t st = run_once(b, c, count);
-        if (st != PLX_SUCCESS) {
-            fprintf(stderr, "plx_perf: rank %d: %s of %zu bytes failed: %s\n", b->rank, coll_names[c], shown, plx_strerror(st));
-            return 1;
+        /* -c N: N runs from fresh inputs, each result checked (-c 0: one unchecked run) */
+        double wrong = 0;
+        plx_status_t st;
+        for (int chk = 0; chk < (o->check > 0 ? o->check : 1); chk++) {
+            fill_inputs(b, c, count);
+            to_device(b, count);
+            CHECK_OK(plx_barrier(b->comm));
+            st = run_once(b, c, count);
+            if (st != PLX_SUCCESS) {
+                fprintf(stderr, "plx_perf: rank %d: %s of %zu bytes failed: %s\n", b->rank, coll_names[c], shown, plx_strerror(st));
+                return 1;
+            }
+            if (o->check) {
+                from_device(b, count);
+                wrong += allreduce_d(b, (double)count_wrong(b, c, count), PLX_SUM);
+            }
         }
-        if (o->check) from_device(b, count);
-        double wrong = o->check ? allreduce_d(b, (double)count_wrong(b, c, count), PLX_SUM) : 0;
 
         /* iterations: rank 0's estimate, so every rank runs the same number */
         int iters = o->iters;
@@ -631,8 +622,11 @@ static int bench_coll(bench_t *b, int c, outputs_t *out)
             }
         }
         double t = (now_s() - t0) / iters * 1e6;
-        double tavg = allreduce_d(b, t, PLX_SUM) / b->size;
+        double tmean = allreduce_d(b, t, PLX_SUM) / b->size;
         double tmin = allreduce_d(b, t, PLX_MIN), tmax = allreduce_d(b, t, PLX_MAX);
+        double t0r = t;          /* -a 0: rank 0's own time, broadcast */
+        CHECK_OK(plx_bcast(&t0r, 1, PLX_FLOAT64, 0, b->comm));
+        double tavg = o->average == 0 ? t0r : o->average == 2 ? tmin : o->average == 3 ? tmax : tmean;
         ovl_t ov;
         if (o->overlap) {
             if (overlap_measure(b, c, count, iters, tavg, &ov)) return 1;
@@ -694,62 +688,247 @@ static int bench_coll(bench_t *b, int c, outputs_t *out)
                         iters, tavg, tmin, tmax, algbw, busbw, wrong, algo, tl);
         }
         if (wrong > 0) bad = 1;
+        g_busbw_sum += busbw;
+        g_busbw_rows++;
+        g_wrong_total += wrong;
     }
     return bad;
 }
 
-static void usage(void)
+static const char usage_text[] =
+"usage: plx_perf [options]    (run it through plexusrun, mpirun or srun)\n"
+"\n"
+"nccl-tests options (the same letters and meaning as nccl-tests):\n"
+"  -b, --minbytes SIZE       smallest size in bytes, K/M/G suffixes (default 8)\n"
+"  -e, --maxbytes SIZE       largest size (default 64M)\n"
+"  -f, --stepfactor F        multiply the size by F each step (default 2)\n"
+"  -i, --stepbytes SIZE      add SIZE each step instead of multiplying\n"
+"  -n, --iters N             timed iterations per size (default: enough for ~0.2 s)\n"
+"  -w, --warmup_iters N      warm-up iterations per size (default 5)\n"
+"  -c, --check N             check the results of N runs per size (default 1; 0: off);\n"
+"                            a wrong element makes the exit status 1\n"
+"  -d, --datatype TYPE       int8 (char), uint8, int32 (int), uint32, int64, uint64,\n"
+"                            float16 (half), bfloat16, float32 (float), float64 (double),\n"
+"                            or all (default float32)\n"
+"  -o, --op OP               sum, prod, min, max, avg, band, bor, bxor, or all (default sum)\n"
+"  -r, --root N              root of bcast, reduce, gather, scatter (default 0)\n"
+"  -z, --blocking 0|1        1: blocking calls (default here); 0: the nonblocking\n"
+"                            call of each collective + plx_wait\n"
+"  -a, --average 0|1|2|3     time reported: 0 rank 0's, 1 mean over ranks (default),\n"
+"                            2 minimum, 3 maximum\n"
+"  -g, --ngpus 1             GPUs per process: Plexus drives one per rank, so only 1\n"
+"  -t, --nthreads 1          threads per process: only 1\n"
+"  -m, --agg_iters 1         collectives aggregated per iteration: only 1\n"
+"  -C, --report_cputime 0|1  accepted; Plexus always reports host (wall-clock) time\n"
+"  -G, --cudagraph 0         CUDA graph launches: not supported, only 0\n"
+"\n"
+"Plexus options:\n"
+"  --coll NAME               allreduce, bcast, reduce, allgather, reduce_scatter,\n"
+"                            alltoall, gather, scatter, barrier, sendrecv, or all\n"
+"                            (default allreduce; -c NAME is accepted as before)\n"
+"  --in-place                in place (PLX_IN_PLACE)\n"
+"  --nonblocking             the same as -z 0\n"
+"  --overlap                 communication/computation overlap (implies --nonblocking)\n"
+"  --minmax                  also print the minimum and maximum time over ranks\n"
+"  --memory host|device      where the buffers live (default host; device: CUDA)\n"
+"  --csv FILE                also write the rows as CSV\n"
+"  --json FILE               also write the rows as a JSON array\n"
+"  -h, --help                this text\n"
+"\n"
+"Output: one row per size (bytes, count, type, op, root, time, algbw, busbw,\n"
+"wrong elements, algorithm/transport), then nccl-tests' footer lines\n"
+"\"# Out of bounds values\" and \"# Avg bus bandwidth\".  Exit status: 0, 1 when a\n"
+"result was wrong or a call failed, 2 for bad options.\n";
+
+static void usage(FILE *f) { fputs(usage_text, f); }
+
+/* A bad option value: say which and why, exit 2 (before plx_init). */
+static void bad_value(const char *opt, const char *val, const char *want)
 {
-    fprintf(stderr,
-            "usage: plx_perf [-c COLL|all] [-b MIN] [-e MAX] [-f FACTOR] [-d TYPE] [-o OP] [-r ROOT]\n"
-            "                [-w WARMUP] [-n ITERS] [-i] [-t] [--overlap] [-m host|device] [-C 0|1] [-F]\n"
-            "                [--csv FILE] [--json FILE]\n");
+    fprintf(stderr, "plx_perf: %s '%s': expected %s (plx_perf --help)\n", opt, val, want);
+    exit(2);
+}
+
+/* A whole decimal number in [lo, hi]; no junk after it ("4x" is refused). */
+static int parse_int(const char *opt, const char *s, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < lo || v > hi) {
+        char want[96];
+        snprintf(want, sizeof want, "a whole number from %ld to %ld", lo, hi);
+        bad_value(opt, s, want);
+    }
+    return (int)v;
+}
+
+static size_t parse_bytes(const char *opt, const char *s)
+{
+    size_t v;
+    if (plx_parse_size(s, &v) != 0 || v == SIZE_MAX)
+        bad_value(opt, s, "a size in bytes with an optional K/M/G suffix (e.g. 8, 64K, 1M)");
+    return v;
+}
+
+/* Datatype names of Plexus and their nccl-tests spellings; -1 if unknown. */
+static int parse_dtype(const char *s)
+{
+    static const struct { const char *name; plx_dtype_t dt; } alias[] = {
+        { "char", PLX_INT8 }, { "int", PLX_INT32 }, { "half", PLX_FLOAT16 },
+        { "float", PLX_FLOAT32 }, { "double", PLX_FLOAT64 }, { "bf16", PLX_BFLOAT16 },
+    };
+    for (int d = 0; d < PLX_DTYPE_COUNT; d++)
+        if (!strcmp(s, plx_dtype_name((plx_dtype_t)d))) return d;
+    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+        if (!strcmp(s, alias[i].name)) return (int)alias[i].dt;
+    return -1;
+}
+
+static int parse_coll(const char *s)
+{
+    if (!strcmp(s, "all")) return -1;
+    for (int c = 0; c < C_N; c++)
+        if (!strcmp(s, coll_names[c])) return c;
+    return -2;
+}
+
+enum { OPT_COLL = 256, OPT_IN_PLACE, OPT_NONBLOCKING, OPT_OVERLAP, OPT_MINMAX, OPT_MEMORY, OPT_CSV,
+       OPT_JSON };
+
+static void parse_args(int argc, char **argv, opts_t *o)
+{
+    static const struct option longopts[] = {
+        { "minbytes", required_argument, NULL, 'b' },
+        { "maxbytes", required_argument, NULL, 'e' },
+        { "stepfactor", required_argument, NULL, 'f' },
+        { "stepbytes", required_argument, NULL, 'i' },
+        { "iters", required_argument, NULL, 'n' },
+        { "warmup_iters", required_argument, NULL, 'w' },
+        { "check", required_argument, NULL, 'c' },
+        { "datatype", required_argument, NULL, 'd' },
+        { "op", required_argument, NULL, 'o' },
+        { "root", required_argument, NULL, 'r' },
+        { "blocking", required_argument, NULL, 'z' },
+        { "average", required_argument, NULL, 'a' },
+        { "ngpus", required_argument, NULL, 'g' },
+        { "nthreads", required_argument, NULL, 't' },
+        { "agg_iters", required_argument, NULL, 'm' },
+        { "report_cputime", required_argument, NULL, 'C' },
+        { "cudagraph", required_argument, NULL, 'G' },
+        { "coll", required_argument, NULL, OPT_COLL },
+        { "in-place", no_argument, NULL, OPT_IN_PLACE },
+        { "nonblocking", no_argument, NULL, OPT_NONBLOCKING },
+        { "overlap", no_argument, NULL, OPT_OVERLAP },
+        { "minmax", no_argument, NULL, OPT_MINMAX },
+        { "memory", required_argument, NULL, OPT_MEMORY },
+        { "csv", required_argument, NULL, OPT_CSV },
+        { "json", required_argument, NULL, OPT_JSON },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    int ch;
+    opterr = 0;              /* our own messages */
+    while ((ch = getopt_long(argc, argv, ":b:e:f:i:n:w:c:d:o:r:z:a:g:t:m:C:G:h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'b': o->minb = parse_bytes("-b", optarg); break;
+        case 'e': o->maxb = parse_bytes("-e", optarg); break;
+        case 'f': {
+            char *end;
+            errno = 0;
+            double f = strtod(optarg, &end);
+            if (!*optarg || *end || errno || !(f > 1) || !isfinite(f)) bad_value("-f", optarg, "a factor > 1");
+            o->factor = f;
+            break;
+        }
+        case 'i':
+            o->stepbytes = parse_bytes("-i", optarg);
+            if (o->stepbytes == 0) bad_value("-i", optarg, "a step of at least 1 byte");
+            o->factor = 0;
+            break;
+        case 'n': o->iters = parse_int("-n", optarg, 1, INT_MAX); break;
+        case 'w': o->warmup = parse_int("-w", optarg, 0, INT_MAX); break;
+        case 'c': {
+            /* nccl-tests: -c N checks N runs.  A collective's name is taken
+             * too, as -c meant --coll in earlier plx_perf versions. */
+            int c = parse_coll(optarg);
+            if (c != -2) o->coll = c;
+            else o->check = parse_int("-c", optarg, 0, 1000000);
+            break;
+        }
+        case 'd':
+            if (!strcmp(optarg, "all")) o->all_dtypes = 1;
+            else {
+                int d = parse_dtype(optarg);
+                if (d < 0) bad_value("-d", optarg, "a datatype: int8 uint8 int32 uint32 int64 uint64 float16 "
+                                                   "bfloat16 float32 float64 (char int half float double) or all");
+                o->dt = (plx_dtype_t)d;
+                o->all_dtypes = 0;
+            }
+            break;
+        case 'o': {
+            if (!strcmp(optarg, "all")) { o->all_ops = 1; break; }
+            int found = -1;
+            for (int p = 0; p < PLX_OP_COUNT; p++)
+                if (!strcmp(optarg, plx_op_name((plx_op_t)p))) found = p;
+            if (found < 0) bad_value("-o", optarg, "sum, prod, min, max, avg, band, bor, bxor or all");
+            o->op = (plx_op_t)found;
+            o->all_ops = 0;
+            break;
+        }
+        case 'r': o->root = parse_int("-r", optarg, 0, INT_MAX); break;
+        case 'z': o->nonblocking = !parse_int("-z", optarg, 0, 1); break;
+        case 'a': o->average = parse_int("-a", optarg, 0, 3); break;
+        case 'g': if (strcmp(optarg, "1")) bad_value("-g", optarg, "1 (each rank drives one GPU)"); break;
+        case 't': if (strcmp(optarg, "1")) bad_value("-t", optarg, "1 (one thread per rank)"); break;
+        case 'm': if (strcmp(optarg, "1")) bad_value("-m", optarg, "1 (no aggregation; --memory picks host or device buffers)"); break;
+        case 'C': parse_int("-C", optarg, 0, 1); break;
+        case 'G': if (strcmp(optarg, "0")) bad_value("-G", optarg, "0 (CUDA graphs are not supported)"); break;
+        case OPT_COLL:
+            o->coll = parse_coll(optarg);
+            if (o->coll == -2)
+                bad_value("--coll", optarg, "allreduce bcast reduce allgather reduce_scatter alltoall gather "
+                                            "scatter barrier sendrecv or all");
+            break;
+        case OPT_IN_PLACE: o->in_place = 1; break;
+        case OPT_NONBLOCKING: o->nonblocking = 1; break;
+        case OPT_OVERLAP: o->overlap = o->nonblocking = 1; break;
+        case OPT_MINMAX: o->minmax = 1; break;
+        case OPT_MEMORY:
+            if (!strcmp(optarg, "device")) o->device = 1;
+            else if (!strcmp(optarg, "host")) o->device = 0;
+            else bad_value("--memory", optarg, "host or device");
+            break;
+        case OPT_CSV: o->csv = optarg; break;
+        case OPT_JSON: o->json = optarg; break;
+        case 'h': usage(stdout); exit(0);
+        case ':':
+            if (optopt) fprintf(stderr, "plx_perf: -%c needs a value (plx_perf --help)\n", optopt);
+            else fprintf(stderr, "plx_perf: %s needs a value (plx_perf --help)\n", argv[optind - 1]);
+            exit(2);
+        default:
+            if (optopt) fprintf(stderr, "plx_perf: unknown option '-%c' (plx_perf --help)\n", optopt);
+            else fprintf(stderr, "plx_perf: unknown option '%s' (plx_perf --help)\n", argv[optind - 1]);
+            exit(2);
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "plx_perf: unexpected argument '%s' (plx_perf --help)\n", argv[optind]);
+        exit(2);
+    }
+    if (o->minb > o->maxb) {
+        fprintf(stderr, "plx_perf: -b %zu is larger than -e %zu\n", o->minb, o->maxb);
+        exit(2);
+    }
+    if (o->overlap && o->nonblocking == 0) o->nonblocking = 1;
 }
 
 int main(int argc, char **argv)
 {
     opts_t o = { .coll = C_ALLREDUCE, .minb = 8, .maxb = 64u << 20, .factor = 2, .dt = PLX_FLOAT32,
-                 .op = PLX_SUM, .root = 0, .warmup = 5, .iters = 0, .in_place = 0, .check = 1 };
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes = 1;
-        if (!strcmp(a, "-c") && v) {
-            o.coll = -2;
-            if (!strcmp(v, "all")) o.coll = -1;
-            for (int c = 0; c < C_N; c++) if (!strcmp(v, coll_names[c])) o.coll = c;
-            if (o.coll == -2) { fprintf(stderr, "plx_perf: unknown collective '%s'\n", v); return 2; }
-        } else if (!strcmp(a, "-b") && v) { if (parse_size(v, &o.minb)) { usage(); return 2; } }
-        else if (!strcmp(a, "-e") && v) { if (parse_size(v, &o.maxb)) { usage(); return 2; } }
-        else if (!strcmp(a, "-f") && v) { o.factor = atof(v); if (o.factor <= 1) { usage(); return 2; } }
-        else if (!strcmp(a, "-d") && v) {
-            int found = -1;
-            for (int d = 0; d < PLX_DTYPE_COUNT; d++) if (!strcmp(v, plx_dtype_name((plx_dtype_t)d))) found = d;
-            if (found < 0) { fprintf(stderr, "plx_perf: unknown datatype '%s'\n", v); return 2; }
-            o.dt = (plx_dtype_t)found;
-        } else if (!strcmp(a, "-o") && v) {
-            int found = -1;
-            for (int p = 0; p < PLX_OP_COUNT; p++) if (!strcmp(v, plx_op_name((plx_op_t)p))) found = p;
-            if (found < 0) { fprintf(stderr, "plx_perf: unknown op '%s'\n", v); return 2; }
-            o.op = (plx_op_t)found;
-        } else if (!strcmp(a, "-r") && v) o.root = atoi(v);
-        else if (!strcmp(a, "-w") && v) o.warmup = atoi(v);
-        else if (!strcmp(a, "-n") && v) o.iters = atoi(v);
-        else if (!strcmp(a, "-C") && v) o.check = atoi(v);
-        else if (!strcmp(a, "--csv") && v) o.csv = v;
-        else if (!strcmp(a, "--json") && v) o.json = v;
-        else if (!strcmp(a, "-m") && v) {
-            if (!strcmp(v, "device")) o.device = 1;
-            else if (!strcmp(v, "host")) o.device = 0;
-            else { fprintf(stderr, "plx_perf: -m takes host or device\n"); return 2; }
-        }
-        else if (!strcmp(a, "-i")) { o.in_place = 1; takes = 0; }
-        else if (!strcmp(a, "-F")) { o.minmax = 1; takes = 0; }
-        else if (!strcmp(a, "-t")) { o.nonblocking = 1; takes = 0; }
-        else if (!strcmp(a, "--overlap")) { o.overlap = o.nonblocking = 1; takes = 0; }
-        else { usage(); return 2; }
-        i += takes;
-    }
-    if (o.minb > o.maxb) { usage(); return 2; }
+                 .op = PLX_SUM, .root = 0, .warmup = 5, .iters = 0, .in_place = 0, .check = 1,
+                 .average = 1 };
+    parse_args(argc, argv, &o);
 #ifdef PR_SET_TIMERSLACK
     /* --overlap sleeps for T: without this, Linux lets a sleep run up to
      * 50 us late (the default timer slack), longer than a small T itself */
@@ -767,9 +946,9 @@ int main(int argc, char **argv)
         plx_finalize(&ctx);
         return 2;
     }
-    b.es = plx_dtype_size(o.dt);
-    /* the largest buffer any collective needs at -e: count*size elements */
-    b.cap = (o.maxb / b.es + 1) * b.es * 2 + 64;
+    /* the largest buffer any collective needs at -e, for the widest type
+     * (-d all): count*size elements */
+    b.cap = (o.maxb / 8 + 1) * 8 * 2 + 64;
     b.sbuf = malloc(b.cap);
     b.rbuf = malloc(b.cap);
     if (!b.sbuf || !b.rbuf) { fprintf(stderr, "plx_perf: out of memory\n"); return 1; }
@@ -782,7 +961,7 @@ int main(int argc, char **argv)
         int usable = 0, ndev = 0;
         plx_query_device(ctx, &usable);
         if (!usable || cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
-            if (b.rank == 0) fprintf(stderr, "plx_perf: -m device: no usable CUDA device\n");
+            if (b.rank == 0) fprintf(stderr, "plx_perf: --memory device: no usable CUDA device\n");
             plx_finalize(&ctx);
             return 2;
         }
@@ -803,7 +982,7 @@ int main(int argc, char **argv)
         dev_note = !strncmp(tl, "staged", 6) ? " (no NCCL path on this communicator: staged through pinned host "
                                                 "memory, slower)" : "";
 #else
-        if (b.rank == 0) fprintf(stderr, "plx_perf: -m device: this Plexus was built without CUDA\n");
+        if (b.rank == 0) fprintf(stderr, "plx_perf: --memory device: this Plexus was built without CUDA\n");
         plx_finalize(&ctx);
         return 2;
 #endif
@@ -825,26 +1004,48 @@ int main(int argc, char **argv)
     if (b.rank == 0) printf("# plx_perf: Plexus %s, %d ranks\n", plx_version_string(), b.size);
     if (b.rank == 0 && dev_note) printf("# %s%s\n", dev_line, dev_note);
     int bad = 0;
+    /* every collective x datatype x op asked for (-d all, -o all: each in turn;
+     * collectives without a reduction run once per datatype) */
     for (int c = 0; c < C_N; c++) {
         if (o.coll >= 0 && c != o.coll) continue;
         if (o.device && c == C_SENDRECV) {
-            if (b.rank == 0) printf("# sendrecv: point-to-point calls take host buffers only, skipped with -m device\n");
+            if (b.rank == 0) printf("# sendrecv: point-to-point calls take host buffers only, skipped with --memory device\n");
             continue;
         }
         int reduction = c == C_ALLREDUCE || c == C_REDUCE || c == C_REDUCE_SCATTER;
-        if (reduction && !((o.op <= PLX_AVG) || (o.dt != PLX_FLOAT16 && o.dt != PLX_BFLOAT16 &&
-                                                 o.dt != PLX_FLOAT32 && o.dt != PLX_FLOAT64))) {
-            if (b.rank == 0) printf("# %s: op %s not defined on %s, skipped\n", coll_names[c], plx_op_name(o.op), plx_dtype_name(o.dt));
-            continue;
+        for (int d = 0; d < PLX_DTYPE_COUNT; d++) {
+            if (o.all_dtypes ? 0 : d != (int)o.dt) continue;
+            for (int p = 0; p < PLX_OP_COUNT; p++) {
+                if (reduction && !o.all_ops && p != (int)o.op) continue;
+                if (!reduction && p != (int)(o.all_ops ? PLX_SUM : o.op)) continue;
+                opts_t run = o;
+                run.dt = (plx_dtype_t)d;
+                run.op = (plx_op_t)p;
+                int is_float = d == PLX_FLOAT16 || d == PLX_BFLOAT16 || d == PLX_FLOAT32 || d == PLX_FLOAT64;
+                if (reduction && p > PLX_AVG && is_float) {
+                    if (b.rank == 0 && !o.all_ops)
+                        printf("# %s: op %s not defined on %s, skipped\n", coll_names[c], plx_op_name(run.op),
+                               plx_dtype_name(run.dt));
+                    continue;
+                }
+                b.o = &run;
+                b.es = plx_dtype_size(run.dt);
+                bad |= bench_coll(&b, c, &out);
+                b.o = &o;
+            }
         }
-        bad |= bench_coll(&b, c, &out);
     }
     if (out.csv) fclose(out.csv);
     if (out.json) {
         fprintf(out.json, "\n]\n");
         fclose(out.json);
     }
-    if (b.rank == 0) printf("# %s\n", bad ? "FAILED: some results were wrong" : "all results correct");
+    if (b.rank == 0) {
+        /* nccl-tests' footer lines, which scripts parse */
+        printf("# Out of bounds values : %.0f %s\n", g_wrong_total, g_wrong_total > 0 ? "FAILED" : "OK");
+        printf("# Avg bus bandwidth    : %g \n", g_busbw_rows ? g_busbw_sum / (double)g_busbw_rows : 0.0);
+        printf("#\n# %s\n", bad ? "FAILED: some results were wrong" : "all results correct");
+    }
     free(b.sbuf);
     free(b.rbuf);
 #if PLX_HAVE_CUDA

@@ -34,10 +34,10 @@ fi
 # checks its results too): only the node leaders (ranks 0 and 2) may use
 # ucx, and they must.
 for c in allreduce bcast reduce allgather barrier; do
-    echo "+ PLX_LOG=debug $run -n 4 --nodes 2 plx_perf -c $c"
-    if ! PLX_LOG=debug "$run" -n 4 --nodes 2 --timeout 300 "$top_builddir/perf/plx_perf" -c $c \
+    echo "+ PLX_LOG=debug $run -n 4 --nodes 2 plx_perf --coll $c"
+    if ! PLX_LOG=debug "$run" -n 4 --nodes 2 --timeout 300 "$top_builddir/perf/plx_perf" --coll $c \
             -b 64 -e 256K -f 64 -n 20 -w 2 >"$out" 2>&1; then
-        grep -v " trace: " "$out" | tail -20; echo "  FAIL: plx_perf -c $c"; fail=1; continue
+        grep -v " trace: " "$out" | tail -20; echo "  FAIL: plx_perf --coll $c"; fail=1; continue
     fi
     grep -q "hier/shm+ucx" "$out" || { echo "  FAIL: $c did not run hier/shm+ucx"; fail=1; }
     msg=""

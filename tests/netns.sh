@@ -41,7 +41,7 @@ common=(PLX_SIZE=4 PLX_BOOTSTRAP=198.51.100.1:$port PLX_JOB_KEY=$key PLX_TIMEOUT
         PLX_LOG=debug UCX_TLS=tcp,self UCX_HANDLE_ERRORS=none)
 start() {   # start <rank> <ns> <node> <dev>
     ip netns exec "$2" env "${common[@]}" PLX_RANK=$1 PLX_NODE_ID=$3 UCX_NET_DEVICES=$4 \
-        timeout 300 "$perf" -c all -b 8 -e 1M -f 8 -n 20 -w 2 >"$tmp/r$1" 2>&1 &
+        timeout 300 "$perf" --coll all -b 8 -e 1M -f 8 -n 20 -w 2 >"$tmp/r$1" 2>&1 &
     eval "pid$1=\$!"
 }
 echo "+ 4 ranks: 0,1 in $A (198.51.100.1), 2,3 in $B (198.51.100.2), UCX_TLS=tcp"

@@ -4,7 +4,8 @@
 # the default, with results checked (a wrong element makes plx_perf exit
 # non-zero) and the CSV and JSON outputs well formed; --overlap (tiny
 # sizes, few iterations) with caller-driven progress and with
-# PLX_PROGRESS=thread, its CSV carrying the six overlap columns.
+# PLX_PROGRESS=thread, its CSV carrying the six overlap columns; the
+# nccl-tests options and footers; malformed options refused; --help.
 set -u
 top_builddir=${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}
 run=$top_builddir/tools/plexusrun
@@ -24,17 +25,17 @@ check() {  # description, command...
 }
 
 check "all collectives, float32 sum, 3 ranks" \
-    "$run" -n 3 --timeout 120 "$perf" -c all -b 8 -e 256K -f 32 -w 1 -n 3 --csv "$tmp/a.csv" --json "$tmp/a.json"
+    "$run" -n 3 --timeout 120 "$perf" --coll all -b 8 -e 256K -f 32 -w 1 -n 3 --csv "$tmp/a.csv" --json "$tmp/a.json"
 check "all collectives in place, int32 max, root 2, 3 ranks" \
-    "$run" -n 3 --timeout 120 "$perf" -c all -b 8 -e 256K -f 32 -w 1 -n 3 -i -d int32 -o max -r 2
-check "all collectives nonblocking (-t), in place, 3 ranks" \
-    "$run" -n 3 --timeout 120 "$perf" -c all -b 8 -e 64K -f 32 -w 1 -n 3 -t -i
+    "$run" -n 3 --timeout 120 "$perf" --coll all -b 8 -e 256K -f 32 -w 1 -n 3 --in-place -d int32 -o max -r 2
+check "all collectives nonblocking (-z 0), in place, 3 ranks" \
+    "$run" -n 3 --timeout 120 "$perf" --coll all -b 8 -e 64K -f 32 -w 1 -n 3 -z 0 --in-place
 check "bfloat16 avg allreduce, 2 ranks" \
-    "$run" -n 2 --timeout 60 "$perf" -c allreduce -b 8 -e 1M -f 16 -w 1 -n 3 -d bfloat16 -o avg
+    "$run" -n 2 --timeout 60 "$perf" --coll allreduce -b 8 -e 1M -f 16 -w 1 -n 3 -d bfloat16 -o avg
 check "--overlap, all collectives, 3 ranks" \
-    "$run" -n 3 --timeout 120 "$perf" -c all -b 8 -e 64K -f 64 -w 1 -n 3 --overlap --csv "$tmp/o.csv" --json "$tmp/o.json"
+    "$run" -n 3 --timeout 120 "$perf" --coll all -b 8 -e 64K -f 64 -w 1 -n 3 --overlap --csv "$tmp/o.csv" --json "$tmp/o.json"
 check "--overlap in place, allreduce, 2 ranks, PLX_PROGRESS=thread" \
-    env PLX_PROGRESS=thread "$run" -n 2 --timeout 60 "$perf" -c allreduce -b 8 -e 1M -f 32 -w 1 -n 3 -i --overlap
+    env PLX_PROGRESS=thread "$run" -n 2 --timeout 60 "$perf" --coll allreduce -b 8 -e 1M -f 32 -w 1 -n 3 --in-place --overlap
 
 # CSV: the header, then one row per collective and size, 7 fields, 0 wrong
 if [ "$(head -1 "$tmp/a.csv")" != "library,collective,ranks,bytes,time_us,busbw_gbps,wrong" ]; then
@@ -72,6 +73,33 @@ if [ "$orows" -lt 10 ] || [ "$obad" -ne 0 ] || [ "$ocolls" -ne 10 ] || [ "$oobjs
     echo "  FAIL: --overlap CSV has $orows rows, $obad malformed, $ocolls collectives; JSON $oobjs objects"; fail=1
 else
     echo "  ok: --overlap CSV: $orows rows over $ocolls collectives, JSON $oobjs objects"
+fi
+
+# nccl-tests' options with their meaning there, and their footer lines
+check "nccl-tests flags: -d float -o sum -c 2 -z 0 -a 3 -g 1 -t 1, 2 ranks" \
+    "$run" -n 2 --timeout 60 "$perf" -b 1K -e 8K -f 2 -w 1 -n 2 -d float -o sum -c 2 -z 0 -a 3 -g 1 -t 1
+if grep -q '^# Out of bounds values : 0 OK$' "$tmp/out" && grep -q '^# Avg bus bandwidth *: [0-9.e+-]* *$' "$tmp/out" &&
+   [ "$(grep -cE '^ +[0-9]+ +[0-9]+ +float32 +sum ' "$tmp/out")" -eq 4 ] && grep -q 'nonblocking' "$tmp/out"; then
+    echo "  ok: footers, float = float32, -i/-f sizes (4 rows), -z 0 nonblocking"
+else
+    echo "  FAIL: nccl-tests footers or rows missing"; fail=1
+fi
+check "-i stepbytes: 3 sizes 1000, 2000, 3000" "$run" -n 1 --timeout 60 "$perf" --coll bcast -b 1000 -e 3000 -i 1000 -n 1 -w 0
+[ "$(awk '$1 ~ /^[0-9]+$/ {print $1}' "$tmp/out" | tr '\n' ' ')" = "1000 2000 3000 " ] ||
+    { echo "  FAIL: -i 1000 sizes: $(awk '$1 ~ /^[0-9]+$/ {print $1}' "$tmp/out" | tr '\n' ' ')"; fail=1; }
+# malformed values are refused before anything starts (exit 2), --help is a real help (exit 0)
+for bad in "-n 4x" "-b 1Q" "-f 1" "-d float99" "-o xor" "-z 2" "-a 4" "-g 2" "-c -1" "--coll nope" "--memory gpu" "stray"; do
+    # shellcheck disable=SC2086
+    "$perf" $bad >"$tmp/out" 2>&1; rc=$?
+    if [ $rc -ne 2 ] || ! grep -q 'plx_perf: ' "$tmp/out"; then
+        echo "  FAIL: plx_perf $bad: exit $rc (want 2 and a message)"; cat "$tmp/out"; fail=1
+    fi
+done
+echo "  ok: malformed options refused with exit 2"
+if "$perf" --help >"$tmp/out" 2>&1 && grep -q -- '--coll' "$tmp/out" && grep -q -- '--stepbytes' "$tmp/out"; then
+    echo "  ok: --help"
+else
+    echo "  FAIL: plx_perf --help"; fail=1
 fi
 
 if [ $fail -eq 0 ]; then echo "perf_smoke.sh: PASS"; exit 0; fi

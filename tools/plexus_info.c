@@ -7,7 +7,8 @@
  *   plexus_info --version       version, transports built in, CUDA/NCCL built and
  *                               whether a CUDA device is usable now
  *   plexus_info --env           the environment variables
- *   plexus_info --tune [-n N]   the selector table for N ranks (PLX_TUNE applied)
+ *   plexus_info --tune [-n N]   the selector table for N ranks (PLX_TUNE applied;
+ *                               -n is checked: a whole number, nothing after it)
  *   plexus_info --algorithms    every algorithm by collective
  *
  * It uses the library's internal tables (linked statically from the same
@@ -18,13 +19,27 @@
 #include "select.h"
 #include "device.h"
 
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: plexus_info [--version] [--env] [--tune [-n RANKS]] [--algorithms]\n");
+    fprintf(f,
+            "usage: plexus_info [--version] [--env] [--tune [-n RANKS]] [--algorithms]\n"
+            "\n"
+            "What this Plexus build is and does; with no option, everything below.\n"
+            "  -v, --version       version, transports built in, CUDA/NCCL built and whether a\n"
+            "                      CUDA device is usable now\n"
+            "  -e, --env           every PLX_* environment variable: default, meaning, value now\n"
+            "  -t, --tune          which algorithm runs each collective at each size (PLX_TUNE\n"
+            "                      applied)\n"
+            "  -n, --ranks RANKS   the communicator size --tune assumes (default 2)\n"
+            "  -a, --algorithms    every algorithm by collective (names for PLX_TUNE)\n"
+            "  -h, --help          this text\n"
+            "Exit status: 0, 1 when PLX_TUNE is invalid, 2 for bad options.\n");
 }
 
 static void print_version(void)
@@ -104,24 +119,48 @@ static void print_algorithms(void)
 int main(int argc, char **argv)
 {
     int want_version = 0, want_env = 0, want_tune = 0, want_algos = 0, nranks = 2;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--version")) want_version = 1;
-        else if (!strcmp(argv[i], "--env")) want_env = 1;
-        else if (!strcmp(argv[i], "--tune")) want_tune = 1;
-        else if (!strcmp(argv[i], "--algorithms")) want_algos = 1;
-        else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
-            nranks = atoi(argv[++i]);
-            if (nranks < 1) {
-                fprintf(stderr, "plexus_info: -n needs a positive rank count\n");
+    static const struct option longopts[] = {
+        { "version", no_argument, NULL, 'v' },
+        { "env", no_argument, NULL, 'e' },
+        { "tune", no_argument, NULL, 't' },
+        { "ranks", required_argument, NULL, 'n' },
+        { "algorithms", no_argument, NULL, 'a' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    int ch;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":vetn:ah", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'v': want_version = 1; break;
+        case 'e': want_env = 1; break;
+        case 't': want_tune = 1; break;
+        case 'a': want_algos = 1; break;
+        case 'n': {
+            char *end;
+            errno = 0;
+            long n = strtol(optarg, &end, 10);
+            if (!*optarg || *end || errno || n < 1 || n > 1 << 20) {
+                fprintf(stderr, "plexus_info: -n '%s': expected a number of ranks (1..%d)\n", optarg, 1 << 20);
                 return 2;
             }
-        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return 0;
-        } else {
+            nranks = (int)n;
+            break;
+        }
+        case 'h': usage(stdout); return 0;
+        case ':':
+            fprintf(stderr, "plexus_info: %s needs a value\n", argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(stderr, "plexus_info: unknown option '%s'\n", argv[optind - 1]);
             usage(stderr);
             return 2;
         }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "plexus_info: unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        return 2;
     }
     plx_log_init(-1);
     int all = !(want_version || want_env || want_tune || want_algos);

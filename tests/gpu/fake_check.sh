@@ -11,7 +11,7 @@
 # Runs gpu_check (see its header) at 1 rank through NCCL, 3 ranks with a GPU
 # each through NCCL (also composed from send/recv), 3 ranks sharing a GPU
 # (staged), the stalled-stream fault test, an injected NCCL error, and
-# plx_perf -m device; checks that PLX_CUDA=1 without a device fails plx_init.
+# plx_perf --memory device; checks that PLX_CUDA=1 without a device fails plx_init.
 # About 25 s on 2 cores.  Built with CUDA but without NCCL: the staged paths
 # only.  Skipped (77) without CUDA, or when no compiler is at hand.
 set -u
@@ -94,7 +94,7 @@ if [ "$has_nccl" = 0 ]; then
     expect "a stalled stream ends in a timeout (staged)" 0 "fault: stalled allreduce -> timeout.*next device allreduce -> success" \
         env PLX_TIMEOUT=2 "$CHK" --fault --expect staged
     expect "PLX_CUDA=1 without a device: plx_init fails" 1 "PLX_CUDA=1 but no CUDA device" \
-        env PLX_CUDA=1 FAKE_CUDA_NODEV=1 "$PERF" -c allreduce -b 8 -e 8 -n 1
+        env PLX_CUDA=1 FAKE_CUDA_NODEV=1 "$PERF" --coll allreduce -b 8 -e 8 -n 1
     [ "$fails" -eq 0 ] && { echo "fake_check.sh: PASS (staged paths only: built without NCCL)"; exit 0; }
     echo "fake_check.sh: FAIL: $fails check(s)"
     exit 1
@@ -112,10 +112,10 @@ expect "a stalled stream ends in a timeout, NCCL aborted" 0 "fault: stalled allr
     env PLX_TIMEOUT=2 "$CHK" --fault --expect nccl
 expect "an asynchronous NCCL error is reported, logged, not a hang" 1 "nccl: an asynchronous NCCL operation failed.*fake NCCL last error" \
     env FAKE_NCCL_FAIL=4 "$CHK" --quick --modes block
-expect "plx_perf -m device, 2 ranks staged" 0 "through staged/shm.*slower" \
-    "$RUN" -n 2 "$PERF" -m device -c allreduce -b 8 -e 1M -f 32 -w 1 -n 3
+expect "plx_perf --memory device, 2 ranks staged" 0 "through staged/shm.*slower" \
+    "$RUN" -n 2 "$PERF" --memory device --coll allreduce -b 8 -e 1M -f 32 -w 1 -n 3
 expect "PLX_CUDA=1 without a device: plx_init fails" 1 "PLX_CUDA=1 but no CUDA device" \
-    env PLX_CUDA=1 FAKE_CUDA_NODEV=1 "$PERF" -c allreduce -b 8 -e 8 -n 1
+    env PLX_CUDA=1 FAKE_CUDA_NODEV=1 "$PERF" --coll allreduce -b 8 -e 8 -n 1
 
 if [ "$fails" -eq 0 ]; then
     echo "fake_check.sh: PASS"

@@ -24,7 +24,7 @@
 #          NCCL path, composed collectives too);
 #        - --fault: a stalled stream must end in PLX_ERR_TIMEOUT, not a hang
 #          (NCCL: communicator aborted, next call fails at once);
-#   4. runs plx_perf -m device (NCCL at 1 rank, or one rank per GPU; staged
+#   4. runs plx_perf --memory device (NCCL at 1 rank, or one rank per GPU; staged
 #      at 2 ranks on one GPU), and the same sizes on host buffers;
 #   5. ends with a block to paste into perf/RESULTS.md ("Issue 7").
 # Budget: well under 10 minutes on one H200 (each step has a timeout).
@@ -200,16 +200,16 @@ perf() {
 
 echo "== performance"
 if [ "$QUICK" = 1 ]; then
-    perf "allreduce on device buffers, 1 rank" 1 -m device -c allreduce -b 8 -e 1M -f 16 -w 2 -n 10
-    perf "all collectives on device buffers, 2 ranks" 2 -m device -c all -b 8 -e 64K -f 64 -w 1 -n 3
+    perf "allreduce on device buffers, 1 rank" 1 --memory device --coll allreduce -b 8 -e 1M -f 16 -w 2 -n 10
+    perf "all collectives on device buffers, 2 ranks" 2 --memory device --coll all -b 8 -e 64K -f 64 -w 1 -n 3
 else
     np=1
     [ "$ngpu" -ge 2 ] && np=$ngpu && [ "$np" -gt 8 ] && np=8
-    perf "allreduce, device buffers, $np rank(s)" "$np" -m device -c allreduce -b 8 -e 256M -f 4 -w 5
-    perf "allreduce, nonblocking (event polling), device, $np rank(s)" "$np" -m device -t -c allreduce -b 8 -e 64M -f 8 -w 5
-    perf "every collective, device buffers, $np rank(s)" "$np" -m device -c all -b 1K -e 16M -f 16 -w 3
-    perf "allreduce, host buffers, $np rank(s) (for comparison)" "$np" -m host -c allreduce -b 8 -e 256M -f 4 -w 5
-    PLX_NCCL=0 perf "allreduce, device buffers, 2 ranks, staged (PLX_NCCL=0)" 2 -m device -c allreduce \
+    perf "allreduce, device buffers, $np rank(s)" "$np" --memory device --coll allreduce -b 8 -e 256M -f 4 -w 5
+    perf "allreduce, nonblocking (event polling), device, $np rank(s)" "$np" --memory device -z 0 --coll allreduce -b 8 -e 64M -f 8 -w 5
+    perf "every collective, device buffers, $np rank(s)" "$np" --memory device --coll all -b 1K -e 16M -f 16 -w 3
+    perf "allreduce, host buffers, $np rank(s) (for comparison)" "$np" --memory host --coll allreduce -b 8 -e 256M -f 4 -w 5
+    PLX_NCCL=0 perf "allreduce, device buffers, 2 ranks, staged (PLX_NCCL=0)" 2 --memory device --coll allreduce \
         -b 8 -e 64M -f 8 -w 3
 fi
 

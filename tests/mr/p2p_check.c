@@ -39,7 +39,7 @@
  *
  * With --nb every send and receive above goes through plx_isend/plx_irecv,
  * completed in rotation by plx_wait, a plx_test polling loop, plx_waitall
- * and plx_waitany (a refused call must leave *req untouched, a completed
+ * and plx_waitany (a refused call must set *req to NULL, a completed
  * request must come back NULL, the receive's status -- PLX_ERR_TRUNCATE
  * included -- is the one the completion returns).  Beyond that, what only
  * nonblocking calls allow: the ring posts its receive and its send together
@@ -210,14 +210,14 @@ static plx_status_t nb_complete(plx_request_t *req, const char *what)
     return st;
 }
 
-/* After plx_isend/plx_irecv returned st: refused -> *req untouched,
+/* After plx_isend/plx_irecv returned st: refused -> *req NULL,
  * started -> completed; returns the final status. */
 static plx_status_t nb_finish(plx_status_t st, plx_request_t *req, const char *what)
 {
     g_checks++;
     if (st != PLX_SUCCESS) {
-        if (*req != REQ_MARK)
-            fail("%s: refused call (%s) wrote *req", what, plx_strerror(st));
+        if (*req != NULL)
+            fail("%s: refused call (%s) did not set *req to NULL", what, plx_strerror(st));
         return st;
     }
     if (*req == REQ_MARK) {

@@ -6,7 +6,8 @@
 #   oversubscribed on 2 cores), the scheduling test there with 20 launches
 #   per policy;
 #   the scheduling test (R must start before the slow allreduce A completes
-#   under comm_first and compute_first; FIFO must serialise them), 100
+#   under comm_first and compute_first -- a few misses, printed, are allowed
+#   on a loaded machine, one in ten at most; FIFO must serialise them), 100
 #   launches per policy, under both progress modes, at 2 ranks with one
 #   worker thread;
 #   the priority order with one worker thread (PLX_GRAPH_THREADS=1);
@@ -55,7 +56,7 @@ run_job() {
     dt=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
     ok=$(grep -c "^graph_check: rank [0-9]*: [0-9]* checks, 0 failures" "$log")
     if [ "$rc" -eq 0 ] && [ "$ok" -eq "$n" ]; then
-        grep "^graph_check: \(sched\|many\)" "$log" | sed 's/^/  /'
+        grep "^graph_check: \(sched\|many\)" "$log" | sed 's/^/  /'   # misses included
         echo "  ok: $label at $n ranks (${dt} s)"
     else
         cat "$log"
