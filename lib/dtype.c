@@ -36,5 +36,6 @@ const char *plx_dtype_name(plx_dtype_t dtype)
 
 const char *plx_op_name(plx_op_t op)
 {
+    if ((unsigned)op >= PLX_OP_USER_BASE) return "user";   /* plx_op_create's handles */
     return (unsigned)op < PLX_OP_COUNT ? op_names[op] : "unknown";
 }
