@@ -149,7 +149,7 @@ plx_status_t plx_coll_check_args(const char *fn, plx_comm_t comm, const coll_arg
         return check_extent(fn, n, a->dt, a->coll == PLX_COLL_REDUCE_SCATTER ? comm->size : 1);
     case PLX_COLL_EXSCAN:   /* rank 0's recvbuf is not written: may be NULL there */
         PLX_CHECK(check_op(fn, a->dt, a->op));
-        PLX_CHECK(check_buf(fn, "sendbuf", a->sbuf, n, comm->rank != 0));
+        PLX_CHECK(check_buf(fn, "sendbuf", a->sbuf, n, 1));
         if (comm->rank != 0 || coll_in_place(a->sbuf)) PLX_CHECK(check_buf(fn, "recvbuf", a->rbuf, n, 0));
         return check_extent(fn, n, a->dt, 1);
     case PLX_COLL_REDUCE_SCATTERV:
