@@ -1003,9 +1003,12 @@ int main(int argc, char **argv)
         return 1;
     }
     run_all();
-    /* the non-commutative op really ran through the user's function */
-    if (g_size > 1 && (g_on[C_SCAN] || g_on[C_USEROP_REDUCE]))
-        check(g_umat_calls > 0, "the non-commutative user function was never called");
+    /* the non-commutative op really ran through the user's function, on
+     * some rank (a rank that only forwards never combines) */
+    int64_t calls = __atomic_load_n(&g_umat_calls, __ATOMIC_RELAXED), all_calls = 0;
+    st = plx_allreduce(&calls, &all_calls, 1, PLX_INT64, PLX_SUM, g_world);
+    if (g_size > 1 && (g_on[C_SCAN] || g_on[C_EXSCAN] || g_on[C_USEROP_REDUCE] || g_on[C_REDUCE_SCATTERV]))
+        check(st == PLX_SUCCESS && all_calls > 0, "the non-commutative user function was never called");
     plx_op_free(&g_usum);
     plx_op_free(&g_umat);
     st = plx_barrier(g_world);
