@@ -298,27 +298,39 @@ static plx_status_t vcomposed(ncclComm_t comm, const coll_args_t *a, const void 
     if (ps != PLX_SUCCESS || size == 1) return ps;
     ncclResult_t r = ncclGroupStart();
     if (r != ncclSuccess) return nccl_fail(comm, "ncclGroupStart", r);
+    int posted = 0;
+#define VSEND(buf, cnt, peer) (posted++, ncclSend((buf), (cnt), t, (peer), comm, st))
+#define VRECV(buf, cnt, peer) (posted++, ncclRecv((buf), (cnt), t, (peer), comm, st))
     for (int p = 0; p < size && r == ncclSuccess; p++) {
         if (p == rank) continue;
         switch (a->coll) {
         case PLX_COLL_ALLGATHERV:
-            if (rc[rank]) r = ncclSend(sb, rc[rank], t, p, comm, st);
-            if (r == ncclSuccess && rc[p]) r = ncclRecv(AT(rb, rd[p], es), rc[p], t, p, comm, st);
+            if (rc[rank]) r = VSEND(sb, rc[rank], p);
+            if (r == ncclSuccess && rc[p]) r = VRECV(AT(rb, rd[p], es), rc[p], p);
             break;
         case PLX_COLL_GATHERV:
-            if (rank == root && rc[p]) r = ncclRecv(AT(rb, rd[p], es), rc[p], t, p, comm, st);
-            else if (p == root && a->count) r = ncclSend(sb, a->count, t, root, comm, st);
+            if (rank == root && rc[p]) r = VRECV(AT(rb, rd[p], es), rc[p], p);
+            else if (p == root && a->count) r = VSEND(sb, a->count, root);
             break;
         case PLX_COLL_SCATTERV:
-            if (rank == root && sc[p]) r = ncclSend(AT(sb, sd[p], es), sc[p], t, p, comm, st);
-            else if (p == root && a->count) r = ncclRecv(rb, a->count, t, root, comm, st);
+            if (rank == root && sc[p]) r = VSEND(AT(sb, sd[p], es), sc[p], p);
+            else if (p == root && a->count) r = VRECV(rb, a->count, root);
             break;
         default:
-            if (sc[p]) r = ncclSend(AT(sb, sd[p], es), sc[p], t, p, comm, st);
-            if (r == ncclSuccess && rc[p]) r = ncclRecv(AT(rb, rd[p], es), rc[p], t, p, comm, st);
+            if (sc[p]) r = VSEND(AT(sb, sd[p], es), sc[p], p);
+            if (r == ncclSuccess && rc[p]) r = VRECV(AT(rb, rd[p], es), rc[p], p);
             break;
         }
     }
+    /* A rank with nothing to move (all its blocks empty) still enqueues one
+     * operation, an empty send/recv with itself, so that every rank puts the
+     * same number of operations on the NCCL communicator per collective. */
+    if (!posted && r == ncclSuccess) {
+        r = ncclSend(rb, 0, t, rank, comm, st);
+        if (r == ncclSuccess) r = ncclRecv(rb, 0, t, rank, comm, st);
+    }
+#undef VSEND
+#undef VRECV
     ncclResult_t re = ncclGroupEnd();   /* always close the group */
     if (r != ncclSuccess && r != ncclInProgress) return nccl_fail(comm, "ncclSend/ncclRecv", r);
     return settle(comm, "ncclGroupEnd", re, pending);
