@@ -7,7 +7,16 @@
  *
  * Options:
  *   -c NAME   allreduce|bcast|reduce|allgather|reduce_scatter|alltoall|
- *             gather|scatter|barrier|sendrecv|all   (default allreduce)
+ *             gather|scatter|barrier|sendrecv|allgatherv|alltoallv|gatherv|
+ *             scatterv|reduce_scatterv|scan|exscan|all   (default allreduce)
+ *   --counts uniform|skew|heavy
+ *             per-rank counts of the v-forms (default uniform): the size is
+ *             split over the ranks by weight w(r): uniform w = 1; skew
+ *             (linear) w = r + 1; heavy: rank size-1 has w = size, the
+ *             others 1 (about half of everything is that one rank's).
+ *             allgatherv, gatherv, scatterv, reduce_scatterv: rank r's block
+ *             is its share of the size; alltoallv: every rank sends rank j
+ *             j's share of the size, so the heavy rank receives most.
  *   -b SIZE   smallest size in bytes (K/M/G suffixes; default 8)
  *   -e SIZE   largest size (default 64M)
  *   -f N      multiply the size by N each step (default 2)
@@ -47,7 +56,10 @@
  *
  * Sizes are total bytes as in nccl-tests: the result buffer for allgather,
  * gather; the send buffer for reduce_scatter, scatter; the whole exchanged
- * buffer for alltoall; the message for the others.  busbw uses nccl-tests'
+ * buffer for alltoall; the message for the others.  The v-forms: the sum
+ * of all blocks (allgatherv, gatherv: the result; scatterv,
+ * reduce_scatterv: the input; alltoallv: what each rank sends); count is
+ * that sum in elements.  busbw uses nccl-tests'
  * factors so numbers compare across libraries and rank counts.
  */
 #include <plexus.h>
@@ -79,9 +91,15 @@
     } while (0)
 
 enum { C_ALLREDUCE, C_BCAST, C_REDUCE, C_ALLGATHER, C_REDUCE_SCATTER, C_ALLTOALL, C_GATHER,
-       C_SCATTER, C_BARRIER, C_SENDRECV, C_N };
+       C_SCATTER, C_BARRIER, C_SENDRECV,
+       C_ALLGATHERV, C_ALLTOALLV, C_GATHERV, C_SCATTERV, C_REDUCE_SCATTERV, C_SCAN, C_EXSCAN, C_N };
 static const char *const coll_names[C_N] = { "allreduce", "bcast", "reduce", "allgather",
-    "reduce_scatter", "alltoall", "gather", "scatter", "barrier", "sendrecv" };
+    "reduce_scatter", "alltoall", "gather", "scatter", "barrier", "sendrecv",
+    "allgatherv", "alltoallv", "gatherv", "scatterv", "reduce_scatterv", "scan", "exscan" };
+/* --counts: how the v-forms split the size over the ranks */
+enum { P_UNIFORM, P_SKEW, P_HEAVY };
+static const char *const pattern_names[] = { "uniform", "skew", "heavy" };
+static int is_v(int c) { return c >= C_ALLGATHERV && c <= C_REDUCE_SCATTERV; }
 
 typedef struct opts {
     int coll;                   /* -1 = all */
@@ -91,6 +109,7 @@ typedef struct opts {
     plx_op_t op;
     int root, warmup, iters, in_place, check, minmax, nonblocking, overlap;
     int device;                 /* -m device: buffers in GPU memory */
+    int pattern;                /* --counts (P_*) */
     const char *csv, *json;
 } opts_t;
 
@@ -202,7 +221,42 @@ typedef struct bench {
     void *sbuf, *rbuf;          /* host: inputs are made and results checked here */
     size_t cap;                 /* bytes allocated for each buffer */
     void *dsbuf, *drbuf;        /* -m device: the GPU buffers the collectives run on */
+    size_t *vc, *vd;            /* v-forms: each rank's block and its offset (packed) */
+    size_t *vrc, *vrd;          /* alltoallv: what this rank receives from each */
 } bench_t;
+
+/* Split total elements over the ranks by --counts (see the top). */
+static void set_vcounts(bench_t *b, size_t total)
+{
+    int p = b->size;
+    double wsum = 0;
+    for (int r = 0; r < p; r++)
+        wsum += b->o->pattern == P_SKEW ? r + 1 : b->o->pattern == P_HEAVY && r == p - 1 ? p : 1;
+    size_t given = 0;
+    for (int r = 0; r < p; r++) {
+        double w = b->o->pattern == P_SKEW ? r + 1 : b->o->pattern == P_HEAVY && r == p - 1 ? p : 1;
+        b->vc[r] = r == p - 1 ? total - given : (size_t)((double)total * w / wsum);
+        b->vd[r] = given;
+        given += b->vc[r];
+    }
+    /* alltoallv receives j's share from everyone; in place it sends with
+     * the same layout, which then must be symmetric: the block between
+     * ranks i and j is the share of the larger of the two */
+    size_t at = 0;
+    for (int r = 0; r < p; r++) {
+        b->vrc[r] = b->o->in_place ? b->vc[r > b->rank ? r : b->rank] : b->vc[b->rank];
+        b->vrd[r] = at;
+        at += b->vrc[r];
+    }
+}
+
+/* alltoallv in place: where sender s keeps its block for rank d. */
+static size_t a2av_ip_off(const bench_t *b, int s, int d)
+{
+    size_t off = 0;
+    for (int k = 0; k < d; k++) off += b->vc[k > s ? k : s];
+    return off;
+}
 
 /* The buffers handed to the collectives: host, or device with -m device. */
 #define SB(b) ((b)->dsbuf ? (b)->dsbuf : (b)->sbuf)
@@ -221,6 +275,8 @@ static void counts_for(const bench_t *b, int c, size_t bytes, size_t *count, siz
         cnt = bytes / es / n; *sbytes = *rbytes = cnt * es * n; break;
     case C_BARRIER:
         cnt = 0; *sbytes = *rbytes = 0; break;
+    case C_ALLGATHERV: case C_GATHERV: case C_SCATTERV: case C_REDUCE_SCATTERV: case C_ALLTOALLV:
+        cnt = bytes / es; *sbytes = *rbytes = cnt * es; break;
     default:
         cnt = bytes / es; *sbytes = *rbytes = cnt * es; break;
     }
@@ -232,6 +288,7 @@ static double busbw_factor(int c, int n)
     switch (c) {
     case C_ALLREDUCE: return n > 1 ? 2.0 * (n - 1) / n : 0;
     case C_ALLGATHER: case C_REDUCE_SCATTER: case C_ALLTOALL: case C_GATHER: case C_SCATTER:
+    case C_ALLGATHERV: case C_ALLTOALLV: case C_GATHERV: case C_SCATTERV: case C_REDUCE_SCATTERV:
         return n > 1 ? (double)(n - 1) / n : 0;
     default: return 1;
     }
@@ -265,6 +322,27 @@ static void fill_inputs(bench_t *b, int c, size_t count)
     case C_SENDRECV:
         for (size_t i = 0; i < count; i++) put(b->sbuf, i, o->dt, input(b->rank, i, PLX_SUM));
         break;
+    case C_SCAN: case C_EXSCAN:
+        for (size_t i = 0; i < count; i++) put(o->in_place ? b->rbuf : b->sbuf, i, o->dt, input(b->rank, i, o->op));
+        break;
+    case C_ALLGATHERV: case C_GATHERV: {
+        size_t me = b->vc[b->rank];
+        for (size_t i = 0; i < me; i++) put(b->sbuf, i, o->dt, input(b->rank, i, PLX_SUM));
+        if (o->in_place)
+            for (size_t i = 0; i < me; i++) put(b->rbuf, b->vd[b->rank] + i, o->dt, input(b->rank, i, PLX_SUM));
+        break;
+    }
+    case C_SCATTERV:   /* root's whole input; element i of it is input(root, i) */
+    case C_ALLTOALLV:  /* element i of what this rank sends is input(rank, i) */
+    case C_REDUCE_SCATTERV:
+        if (c == C_ALLTOALLV && o->in_place) {   /* the layout of what arrives */
+            count = 0;
+            for (int r = 0; r < b->size; r++) count += b->vrc[r];
+        }
+        for (size_t i = 0; i < count; i++)
+            put(o->in_place && c != C_SCATTERV ? b->rbuf : b->sbuf, i, o->dt,
+                input(b->rank, i, c == C_REDUCE_SCATTERV ? o->op : PLX_SUM));
+        break;
     default: break;
     }
 }
@@ -290,6 +368,19 @@ static plx_status_t start_once(bench_t *b, int c, size_t count, plx_request_t *r
         return plx_iscatter(SB(b), o->in_place && b->rank == o->root ? PLX_IN_PLACE : RB(b), count,
                             o->dt, o->root, b->comm, rq);
     case C_BARRIER: return plx_ibarrier(b->comm, rq);
+    case C_ALLGATHERV:
+        return plx_iallgatherv(sb, b->vc[b->rank], RB(b), b->vc, b->vd, o->dt, b->comm, rq);
+    case C_ALLTOALLV:   /* in place: the layout is what arrives (vrc/vrd) */
+        return plx_ialltoallv(sb, b->vc, b->vd, RB(b), b->vrc, b->vrd, o->dt, b->comm, rq);
+    case C_GATHERV:
+        return plx_igatherv(o->in_place && b->rank == o->root ? PLX_IN_PLACE : SB(b), b->vc[b->rank], RB(b),
+                            b->vc, b->vd, o->dt, o->root, b->comm, rq);
+    case C_SCATTERV:
+        return plx_iscatterv(SB(b), b->vc, b->vd, o->in_place && b->rank == o->root ? PLX_IN_PLACE : RB(b),
+                             b->vc[b->rank], o->dt, o->root, b->comm, rq);
+    case C_REDUCE_SCATTERV: return plx_ireduce_scatterv(sb, RB(b), b->vc, o->dt, o->op, b->comm, rq);
+    case C_SCAN: return plx_iscan(sb, RB(b), count, o->dt, o->op, b->comm, rq);
+    case C_EXSCAN: return plx_iexscan(sb, RB(b), count, o->dt, o->op, b->comm, rq);
     default: return PLX_ERR_INVALID_ARG;
     }
 }
@@ -346,6 +437,17 @@ static plx_status_t run_once(bench_t *b, int c, size_t count)
         if ((s = plx_recv(RB(b), count, o->dt, from, 1, b->comm, NULL)) != PLX_SUCCESS) return s;
         return plx_send(SB(b), count, o->dt, to, 1, b->comm);
     }
+    case C_ALLGATHERV: return plx_allgatherv(sb, b->vc[b->rank], RB(b), b->vc, b->vd, o->dt, b->comm);
+    case C_ALLTOALLV: return plx_alltoallv(sb, b->vc, b->vd, RB(b), b->vrc, b->vrd, o->dt, b->comm);
+    case C_GATHERV:
+        return plx_gatherv(o->in_place && b->rank == o->root ? PLX_IN_PLACE : SB(b), b->vc[b->rank], RB(b),
+                           b->vc, b->vd, o->dt, o->root, b->comm);
+    case C_SCATTERV:
+        return plx_scatterv(SB(b), b->vc, b->vd, o->in_place && b->rank == o->root ? PLX_IN_PLACE : RB(b),
+                            b->vc[b->rank], o->dt, o->root, b->comm);
+    case C_REDUCE_SCATTERV: return plx_reduce_scatterv(sb, RB(b), b->vc, o->dt, o->op, b->comm);
+    case C_SCAN: return plx_scan(sb, RB(b), count, o->dt, o->op, b->comm);
+    case C_EXSCAN: return plx_exscan(sb, RB(b), count, o->dt, o->op, b->comm);
     default: return PLX_ERR_INVALID_ARG;
     }
 }
@@ -394,6 +496,34 @@ static size_t count_wrong(bench_t *b, int c, size_t count)
     case C_SENDRECV: {
         int from = (b->rank - 1 + b->size) % b->size;
         for (size_t i = 0; i < count; i++) wrong += get(b->rbuf, i, dt) != as_type(input(from, i, PLX_SUM), dt);
+        break;
+    }
+    case C_ALLGATHERV: case C_GATHERV:
+        if (c == C_GATHERV && b->rank != o->root) break;
+        for (size_t r = 0; r < n; r++)
+            for (size_t i = 0; i < b->vc[r]; i++) wrong += get(b->rbuf, b->vd[r] + i, dt) != as_type(input((int)r, i, PLX_SUM), dt);
+        break;
+    case C_SCATTERV: {
+        const void *res = o->in_place && b->rank == o->root ? (const char *)b->sbuf + b->vd[o->root] * b->es : b->rbuf;
+        for (size_t i = 0; i < b->vc[b->rank]; i++)
+            wrong += get(res, i, dt) != as_type(input(o->root, b->vd[b->rank] + i, PLX_SUM), dt);
+        break;
+    }
+    case C_ALLTOALLV:   /* from rank r: its elements vd[rank] .. of what it sends */
+        for (size_t r = 0; r < n; r++) {
+            size_t from = o->in_place ? a2av_ip_off(b, (int)r, b->rank) : b->vd[b->rank];
+            for (size_t i = 0; i < b->vrc[r]; i++)
+                wrong += get(b->rbuf, b->vrd[r] + i, dt) != as_type(input((int)r, from + i, PLX_SUM), dt);
+        }
+        break;
+    case C_REDUCE_SCATTERV:
+        for (size_t i = 0; i < b->vc[b->rank]; i++)
+            wrong += get(b->rbuf, i, dt) != as_type(reduce_ref(b->vd[b->rank] + i, b->size, o->op, dt), dt);
+        break;
+    case C_SCAN: case C_EXSCAN: {
+        int upto = c == C_SCAN ? b->rank + 1 : b->rank;   /* ranks combined */
+        for (size_t i = 0; i < count && upto > 0; i++)
+            wrong += get(b->rbuf, i, dt) != as_type(reduce_ref(i, upto, o->op, dt), dt);
         break;
     }
     default: break;
@@ -574,8 +704,9 @@ static int bench_coll(bench_t *b, int c, outputs_t *out)
     const opts_t *o = b->o;
     int bad = 0;
     if (b->rank == 0) {
-        printf("#\n# %s  ranks %d  type %s  op %s  root %d  %s  %s\n", coll_names[c], b->size,
+        printf("#\n# %s  ranks %d  type %s  op %s  root %d  %s%s%s  %s\n", coll_names[c], b->size,
                plx_dtype_name(o->dt), plx_op_name(o->op), o->root, o->in_place ? "in-place" : "out-of-place",
+               is_v(c) ? "  counts " : "", is_v(c) ? pattern_names[o->pattern] : "",
                o->overlap ? "overlap: post, compute (idle = sleep, busy = spin) for T = t_comm, wait"
                : o->nonblocking ? "nonblocking (i-call + wait)" : "blocking");
         if (o->overlap)
@@ -597,6 +728,7 @@ static int bench_coll(bench_t *b, int c, outputs_t *out)
         if (count == last) continue;
         last = count;
         size_t shown = c == C_BARRIER ? 0 : (c == C_REDUCE_SCATTER || c == C_SCATTER ? sbytes : rbytes);
+        if (is_v(c)) set_vcounts(b, count);
 
         fill_inputs(b, c, count);
         to_device(b, count);
@@ -703,7 +835,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: plx_perf [-c COLL|all] [-b MIN] [-e MAX] [-f FACTOR] [-d TYPE] [-o OP] [-r ROOT]\n"
             "                [-w WARMUP] [-n ITERS] [-i] [-t] [--overlap] [-m host|device] [-C 0|1] [-F]\n"
-            "                [--csv FILE] [--json FILE]\n");
+            "                [--csv FILE] [--json FILE] [--counts uniform|skew|heavy]\n");
 }
 
 int main(int argc, char **argv)
@@ -737,6 +869,11 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-C") && v) o.check = atoi(v);
         else if (!strcmp(a, "--csv") && v) o.csv = v;
         else if (!strcmp(a, "--json") && v) o.json = v;
+        else if (!strcmp(a, "--counts") && v) {
+            o.pattern = -1;
+            for (int k = 0; k < 3; k++) if (!strcmp(v, pattern_names[k])) o.pattern = k;
+            if (o.pattern < 0) { fprintf(stderr, "plx_perf: --counts takes uniform, skew or heavy\n"); return 2; }
+        }
         else if (!strcmp(a, "-m") && v) {
             if (!strcmp(v, "device")) o.device = 1;
             else if (!strcmp(v, "host")) o.device = 0;
@@ -768,8 +905,15 @@ int main(int argc, char **argv)
         return 2;
     }
     b.es = plx_dtype_size(o.dt);
-    /* the largest buffer any collective needs at -e: count*size elements */
-    b.cap = (o.maxb / b.es + 1) * b.es * 2 + 64;
+    /* the largest buffer any collective needs at -e: count*size elements;
+     * alltoallv's heavy rank receives up to size x its share */
+    int vmult = o.coll < 0 || is_v(o.coll) ? b.size + 1 : 2;
+    b.cap = (o.maxb / b.es + 1) * b.es * (size_t)(vmult > 2 ? vmult : 2) + 64;
+    b.vc = calloc((size_t)b.size, sizeof *b.vc);
+    b.vd = calloc((size_t)b.size, sizeof *b.vd);
+    b.vrc = calloc((size_t)b.size, sizeof *b.vrc);
+    b.vrd = calloc((size_t)b.size, sizeof *b.vrd);
+    if (!b.vc || !b.vd || !b.vrc || !b.vrd) { fprintf(stderr, "plx_perf: out of memory\n"); return 1; }
     b.sbuf = malloc(b.cap);
     b.rbuf = malloc(b.cap);
     if (!b.sbuf || !b.rbuf) { fprintf(stderr, "plx_perf: out of memory\n"); return 1; }
@@ -831,7 +975,8 @@ int main(int argc, char **argv)
             if (b.rank == 0) printf("# sendrecv: point-to-point calls take host buffers only, skipped with -m device\n");
             continue;
         }
-        int reduction = c == C_ALLREDUCE || c == C_REDUCE || c == C_REDUCE_SCATTER;
+        int reduction = c == C_ALLREDUCE || c == C_REDUCE || c == C_REDUCE_SCATTER || c == C_REDUCE_SCATTERV ||
+                        c == C_SCAN || c == C_EXSCAN;
         if (reduction && !((o.op <= PLX_AVG) || (o.dt != PLX_FLOAT16 && o.dt != PLX_BFLOAT16 &&
                                                  o.dt != PLX_FLOAT32 && o.dt != PLX_FLOAT64))) {
             if (b.rank == 0) printf("# %s: op %s not defined on %s, skipped\n", coll_names[c], plx_op_name(o.op), plx_dtype_name(o.dt));
