@@ -9,7 +9,9 @@
 #   each commutative-only algorithm of allreduce / reduce / reduce_scatter /
 #   reduce_scatterv forced with PLX_TUNE at 3 ranks: the non-commutative
 #   user op must still come out in rank order (the selector must refuse
-#   the forced algorithm for it and fall back to a rank-ordered one).
+#   the forced algorithm for it and fall back to a rank-ordered one);
+#   alltoallv with ranks forced onto different algorithms (linear on some,
+#   pairwise on others) at 5 ranks: they must still match.
 # Each run must exit 0 and every rank must print "0 failures".  Prints each
 # command, its time and PASS/FAIL; exits 0/1.
 #
@@ -90,6 +92,33 @@ for ca in $comm_only; do
     algo=${ca#*:}
     PLX_TUNE="$coll:0-inf@$algo" PLX_LOG=error run_job 3 --quick --coll "$coll"
 done
+
+# alltoallv lets each rank pick its algorithm from its own counts: ranks
+# choosing differently must still match (one message per pair either way).
+# PLX_RANK is set per process by plexusrun; ranks 0 and 3 run linear.
+mixed=$tmp/mixed.sh
+cat >"$mixed" <<'MIX'
+#!/bin/sh
+case "$PLX_RANK" in 0|3) PLX_TUNE=alltoallv:0-inf@linear ;; *) PLX_TUNE=alltoallv:0-inf@pairwise ;; esac
+export PLX_TUNE
+exec "$@"
+MIX
+chmod +x "$mixed"
+echo "+ $RUN -n 5 --timeout 300 $mixed $PROG --quick --coll alltoallv (ranks 0 and 3: linear, the others: pairwise)"
+run_job_mixed() {
+    local log=$tmp/mixed.log ok rc
+    "$RUN" -n 5 --timeout 300 "$mixed" "$PROG" --quick --coll alltoallv >"$log" 2>&1
+    rc=$?
+    ok=$(grep -c "^vcoll_check: rank [0-9]* size 5: [0-9]* checks, 0 failures" "$log")
+    if [ "$rc" -eq 0 ] && [ "$ok" -eq 5 ]; then
+        echo "  ok: 5 ranks, mixed alltoallv algorithms"
+    else
+        tail -20 "$log"
+        echo "  FAIL: 5 ranks, mixed alltoallv algorithms: exit $rc, $ok of 5 ranks reported 0 failures"
+        fails=$((fails + 1))
+    fi
+}
+run_job_mixed
 
 t_end=$(date +%s.%N)
 total=$(awk -v a="$t_start" -v b="$t_end" 'BEGIN { printf "%.1f", b - a }')
