@@ -628,6 +628,158 @@ plx_status_t plx_scatter_on_stream(const void *sendbuf, void *recvbuf, size_t co
                                    plx_dtype_t dtype, int root, plx_comm_t comm,
                                    plx_cuda_stream_t stream);
 
+/* ---- per-rank counts, prefix reductions, user-defined ops -----------------
+ * The v-collectives take a count and a displacement per rank, both in
+ * elements of dtype (displacements from the start of the buffer; blocks
+ * may come in any order and with gaps).  Count and displacement arrays
+ * have comm-size entries; they are read during the call only (the
+ * nonblocking forms and graph nodes keep what they need), so they may be
+ * changed or freed as soon as the call returns.  Blocks a call writes must
+ * not overlap one another (PLX_ERR_INVALID_ARG); blocks it only reads may.
+ * A rank may contribute or receive 0 elements; its buffer may then be
+ * NULL.  The counts of one rank's block must agree on every rank that
+ * names it (as in MPI); disagreeing counts end the call with an error
+ * (PLX_ERR_TRUNCATE where a block is longer than expected) or, where a
+ * block is shorter, leave the rest of it unwritten.  Errors as for the
+ * equal-count forms, plus PLX_ERR_INVALID_ARG for a NULL count or
+ * displacement array that the call reads, a count or block end
+ * (displacement + count) that overflows the address space (a negative
+ * int converted to size_t), and a sendcount that differs from this rank's
+ * own entry in recvcounts where the call has both.
+ */
+
+/* Every rank contributes sendcount elements; recvbuf gets rank r's block
+ * (recvcounts[r] elements) at recvbuf + displs[r].  sendcount must equal
+ * recvcounts[rank].  In place: sendbuf = PLX_IN_PLACE, this rank's block
+ * already sits at recvbuf + displs[rank] (sendcount is ignored). */
+plx_status_t plx_allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
+                            const size_t recvcounts[], const size_t displs[], plx_dtype_t dtype,
+                            plx_comm_t comm);
+
+/* Rank i sends sendcounts[j] elements from sendbuf + sdispls[j] to rank j,
+ * which receives them (recvcounts[i] elements, equal to it) at recvbuf +
+ * rdispls[i].  In place: sendbuf = PLX_IN_PLACE (sendcounts and sdispls
+ * ignored, may be NULL): the data to send is taken from recvbuf with
+ * recvcounts and rdispls, and replaced by what arrives. */
+plx_status_t plx_alltoallv(const void *sendbuf, const size_t sendcounts[], const size_t sdispls[],
+                           void *recvbuf, const size_t recvcounts[], const size_t rdispls[],
+                           plx_dtype_t dtype, plx_comm_t comm);
+
+/* Root's recvbuf gets rank r's sendcount elements at recvbuf + displs[r]
+ * (recvcounts[r] elements).  recvbuf, recvcounts and displs matter only at
+ * root (may be NULL elsewhere).  In place: root passes PLX_IN_PLACE as
+ * sendbuf, its block already sits at recvbuf + displs[root]. */
+plx_status_t plx_gatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
+                         const size_t recvcounts[], const size_t displs[], plx_dtype_t dtype,
+                         int root, plx_comm_t comm);
+
+/* Rank r's recvbuf gets recvcount (= root's sendcounts[r]) elements from
+ * root's sendbuf + displs[r].  sendbuf, sendcounts and displs matter only
+ * at root.  In place: root passes PLX_IN_PLACE as recvbuf and its block
+ * stays in sendbuf. */
+plx_status_t plx_scatterv(const void *sendbuf, const size_t sendcounts[], const size_t displs[],
+                          void *recvbuf, size_t recvcount, plx_dtype_t dtype, int root,
+                          plx_comm_t comm);
+
+/* MPI_Reduce_scatter: reduce the N = sum(recvcounts) elements of sendbuf
+ * over all ranks; rank r gets recvcounts[r] elements, the block starting
+ * at element recvcounts[0] + ... + recvcounts[r-1] of the result (same
+ * recvcounts on every rank).  In place: sendbuf = PLX_IN_PLACE, the N
+ * input elements are in recvbuf and the result is written to its first
+ * recvcounts[rank] elements.  (plx_reduce_scatter is the equal-block
+ * form.) */
+plx_status_t plx_reduce_scatterv(const void *sendbuf, void *recvbuf, const size_t recvcounts[],
+                                 plx_dtype_t dtype, plx_op_t op, plx_comm_t comm);
+
+/* Inclusive prefix reduction: rank r's recvbuf gets sendbuf(0) op
+ * sendbuf(1) op ... op sendbuf(r), element by element, combined in rank
+ * order.  AVG divides by the number of ranks combined (r + 1).  In place:
+ * sendbuf = PLX_IN_PLACE, input taken from recvbuf. */
+plx_status_t plx_scan(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dtype,
+                      plx_op_t op, plx_comm_t comm);
+/* Exclusive prefix reduction: rank r > 0 gets sendbuf(0) op ... op
+ * sendbuf(r-1) (AVG: divided by r); rank 0's recvbuf is not written (it
+ * may be NULL there).  In place as plx_scan. */
+plx_status_t plx_exscan(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dtype,
+                        plx_op_t op, plx_comm_t comm);
+
+plx_status_t plx_iallgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
+                             const size_t recvcounts[], const size_t displs[], plx_dtype_t dtype,
+                             plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_ialltoallv(const void *sendbuf, const size_t sendcounts[], const size_t sdispls[],
+                            void *recvbuf, const size_t recvcounts[], const size_t rdispls[],
+                            plx_dtype_t dtype, plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_igatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
+                          const size_t recvcounts[], const size_t displs[], plx_dtype_t dtype,
+                          int root, plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_iscatterv(const void *sendbuf, const size_t sendcounts[], const size_t displs[],
+                           void *recvbuf, size_t recvcount, plx_dtype_t dtype, int root,
+                           plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_ireduce_scatterv(const void *sendbuf, void *recvbuf, const size_t recvcounts[],
+                                  plx_dtype_t dtype, plx_op_t op, plx_comm_t comm,
+                                  plx_request_t *req);
+plx_status_t plx_iscan(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dtype,
+                       plx_op_t op, plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_iexscan(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dtype,
+                         plx_op_t op, plx_comm_t comm, plx_request_t *req);
+
+/* Graph nodes of the same calls (see "task graphs" above); the count and
+ * displacement arrays are copied when the node is added. */
+plx_status_t plx_graph_add_allgatherv(plx_graph_t g, const void *sendbuf, size_t sendcount,
+                                      void *recvbuf, const size_t recvcounts[],
+                                      const size_t displs[], plx_dtype_t dtype, plx_comm_t comm,
+                                      plx_graph_node_t *node);
+plx_status_t plx_graph_add_alltoallv(plx_graph_t g, const void *sendbuf, const size_t sendcounts[],
+                                     const size_t sdispls[], void *recvbuf,
+                                     const size_t recvcounts[], const size_t rdispls[],
+                                     plx_dtype_t dtype, plx_comm_t comm, plx_graph_node_t *node);
+plx_status_t plx_graph_add_gatherv(plx_graph_t g, const void *sendbuf, size_t sendcount,
+                                   void *recvbuf, const size_t recvcounts[], const size_t displs[],
+                                   plx_dtype_t dtype, int root, plx_comm_t comm,
+                                   plx_graph_node_t *node);
+plx_status_t plx_graph_add_scatterv(plx_graph_t g, const void *sendbuf, const size_t sendcounts[],
+                                    const size_t displs[], void *recvbuf, size_t recvcount,
+                                    plx_dtype_t dtype, int root, plx_comm_t comm,
+                                    plx_graph_node_t *node);
+plx_status_t plx_graph_add_reduce_scatterv(plx_graph_t g, const void *sendbuf, void *recvbuf,
+                                           const size_t recvcounts[], plx_dtype_t dtype,
+                                           plx_op_t op, plx_comm_t comm, plx_graph_node_t *node);
+plx_status_t plx_graph_add_scan(plx_graph_t g, const void *sendbuf, void *recvbuf, size_t count,
+                                plx_dtype_t dtype, plx_op_t op, plx_comm_t comm,
+                                plx_graph_node_t *node);
+plx_status_t plx_graph_add_exscan(plx_graph_t g, const void *sendbuf, void *recvbuf, size_t count,
+                                  plx_dtype_t dtype, plx_op_t op, plx_comm_t comm,
+                                  plx_graph_node_t *node);
+
+/*
+ * User-defined reduction ops, usable wherever a plx_op_t is (every
+ * reducing collective, i-form and graph node; host buffers, and device
+ * buffers through host staging since NCCL has no user ops).
+ * fn(in, inout, count, dtype, user) must set inout[i] = in[i] op inout[i]
+ * for i < count, where in holds the combination of lower ranks than inout
+ * (MPI_User_function's convention); op must be associative.  count may be
+ * any size (long vectors come in pieces); the pointers need not be aligned
+ * beyond what the caller's buffers are; in and inout never overlap.  fn is
+ * called from inside the library (any thread that drives progress, with
+ * the context's lock held): it must not call plx_* functions.
+ * commutative = 0 declares that the order matters: every collective then
+ * combines in rank order (rank 0 op rank 1 op ...), with algorithms that
+ * keep that order (plexus_info --tune marks them); commutative = 1 lets
+ * every algorithm run.  user is passed to fn unchanged.  Handles are
+ * process-wide (any context) and every rank must create its ops in the
+ * same order to pass matching handles.  PLX_ERR_INVALID_ARG: fn or op
+ * NULL; PLX_ERR_NO_MEMORY: more than 16384 ops created in this process.
+ */
+#define PLX_OP_USER_BASE 256
+#define PLX_OP_NULL ((plx_op_t)-1)
+typedef void (*plx_op_fn_t)(const void *in, void *inout, size_t count, plx_dtype_t dtype,
+                            void *user);
+plx_status_t plx_op_create(plx_op_fn_t fn, int commutative, void *user, plx_op_t *op);
+/* Stop new calls from using *op (they get PLX_ERR_INVALID_ARG) and set it to
+ * PLX_OP_NULL; collectives already started with it finish with it.
+ * PLX_ERR_INVALID_ARG for a built-in, freed or unknown op. */
+plx_status_t plx_op_free(plx_op_t *op);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,6 +17,8 @@
 #include "request.h"
 #include "device.h"
 #include "coll/signature.h"
+#include "api/vcoll.h"
+#include "core/user_op.h"
 
 #include <string.h>
 
@@ -35,6 +37,9 @@ static plx_status_t check_dtype(const char *fn, plx_dtype_t dt)
 
 static plx_status_t check_op(const char *fn, plx_dtype_t dt, plx_op_t op)
 {
+    if (plx_op_is_user(op) && !plx_user_op_live(op))
+        return plx_bad_arg(fn, "op %d is not a user op made by plx_op_create (or it was freed)", (int)op);
+    if (plx_op_is_user(op)) return PLX_SUCCESS;
     if ((int)op < 0 || op >= PLX_OP_COUNT) return plx_bad_arg(fn, "unknown op %d", (int)op);
     if (!plx_op_valid(dt, op))
         return plx_bad_arg(fn, "op %s is not defined on %s", plx_op_name(op), plx_dtype_name(dt));
@@ -79,8 +84,10 @@ static plx_status_t start_coll_locked(plx_comm_t comm, const coll_args_t *a, plx
         plx_status_t dst;
         if (plx_dev_start_locked(comm, a, req, &dst)) return dst;
     }
-    size_t bytes = a->count * plx_dtype_size(a->dt);
-    const coll_algo_t *algo = plx_select_algo(comm->ctx->select, a->coll, bytes, comm);
+    size_t bytes = coll_select_count(comm, a) * plx_dtype_size(a->dt);
+    /* a non-commutative user op needs an algorithm that keeps rank order */
+    int need_order = coll_is_reduction(a->coll) && !plx_op_commutative(a->op);
+    const coll_algo_t *algo = plx_select_algo_for(comm->ctx->select, a->coll, bytes, comm, need_order);
     if (!algo) return PLX_ERR_INTERNAL;
     if (algo->node_slots == COLL_NODE_DIRECT) return plx_req_start_direct(comm, a, req);
     if (algo->node_slots) return plx_req_start_slots(comm, a, req);
@@ -102,7 +109,7 @@ static plx_status_t start_coll_locked(plx_comm_t comm, const coll_args_t *a, plx
  * progress thread): every blocking collective.  Arguments already checked. */
 static plx_status_t run_coll(plx_comm_t comm, const coll_args_t *a)
 {
-    if (a->coll != PLX_COLL_BARRIER && a->count == 0) return PLX_SUCCESS;
+    if (coll_skips(comm, a)) return PLX_SUCCESS;
     plx_request_t req;
     plx_ctx_lock(comm->ctx);
     plx_status_t st = start_coll_locked(comm, a, &req);
@@ -140,10 +147,24 @@ plx_status_t plx_coll_check_args(const char *fn, plx_comm_t comm, const coll_arg
         return check_extent(fn, n, a->dt, 1);
     case PLX_COLL_ALLREDUCE:
     case PLX_COLL_REDUCE_SCATTER:
+    case PLX_COLL_SCAN:
         PLX_CHECK(check_op(fn, a->dt, a->op));
         PLX_CHECK(check_buf(fn, "sendbuf", a->sbuf, n, 1));
         PLX_CHECK(check_buf(fn, "recvbuf", a->rbuf, n, 0));
-        return check_extent(fn, n, a->dt, a->coll == PLX_COLL_ALLREDUCE ? 1 : comm->size);
+        return check_extent(fn, n, a->dt, a->coll == PLX_COLL_REDUCE_SCATTER ? comm->size : 1);
+    case PLX_COLL_EXSCAN:   /* rank 0's recvbuf is not written: may be NULL there */
+        PLX_CHECK(check_op(fn, a->dt, a->op));
+        PLX_CHECK(check_buf(fn, "sendbuf", a->sbuf, n, 1));
+        if (comm->rank != 0 || coll_in_place(a->sbuf)) PLX_CHECK(check_buf(fn, "recvbuf", a->rbuf, n, 0));
+        return check_extent(fn, n, a->dt, 1);
+    case PLX_COLL_REDUCE_SCATTERV:
+        PLX_CHECK(check_op(fn, a->dt, a->op));
+        return plx_vcoll_check_args(fn, comm, a);
+    case PLX_COLL_ALLGATHERV:
+    case PLX_COLL_ALLTOALLV:
+    case PLX_COLL_GATHERV:
+    case PLX_COLL_SCATTERV:
+        return plx_vcoll_check_args(fn, comm, a);
     case PLX_COLL_ALLGATHER:
     case PLX_COLL_ALLTOALL:
         PLX_CHECK(check_buf(fn, "sendbuf", a->sbuf, n, 1));
@@ -168,7 +189,7 @@ plx_status_t plx_coll_check_args(const char *fn, plx_comm_t comm, const coll_arg
 
 plx_status_t plx_coll_start_locked(plx_comm_t comm, const coll_args_t *a, plx_request_t *req)
 {
-    if (a->coll != PLX_COLL_BARRIER && a->count == 0)
+    if (coll_skips(comm, a))
         return plx_req_completed_locked(comm->ctx, PLX_SUCCESS, req);
     return start_coll_locked(comm, a, req);
 }

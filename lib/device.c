@@ -37,6 +37,8 @@
  */
 #include "device.h"
 #include "request.h"
+#include "api/vcoll.h"
+#include "core/user_op.h"
 #include "sched.h"
 #include "select.h"
 
@@ -283,6 +285,55 @@ int plx_dev_is_device_buffer(const void *p)
     return p && p != PLX_IN_PLACE && is_device_ptr(p, &dev);
 }
 
+/* Bytes from a v-form buffer's start to the end of its last block. */
+static size_t v_extent(const size_t *counts, const size_t *displs, int size, size_t es)
+{
+    size_t end = 0;
+    for (int i = 0; counts && displs && i < size; i++)
+        if (counts[i] && displs[i] + counts[i] > end) end = displs[i] + counts[i];
+    return end * es;
+}
+
+/* The v-forms: a receive buffer is staged whole both ways (its gaps and
+ * the blocks of others must come back as they were), a send buffer in. */
+static void vbuf_uses(plx_comm_t comm, const coll_args_t *a, buf_use_t u[2])
+{
+    size_t es = plx_dtype_size(a->dt), n = a->count * es;
+    int p = comm->size, me = comm->rank, is_root = me == a->root, sip = a->sbuf == PLX_IN_PLACE;
+    buf_use_t *S = &u[0], *R = &u[1];
+    size_t re = v_extent(a->rcounts, a->rdispls, p, es), se = v_extent(a->scounts, a->sdispls, p, es);
+#define USE(B, ptr, ext, il, ol) \
+    ((B)->p = (void *)(ptr), (B)->extent = (ext), (B)->in_off = 0, (B)->in_len = (il), \
+     (B)->out_off = 0, (B)->out_len = (ol))
+    switch (a->coll) {
+    case PLX_COLL_ALLGATHERV:
+        if (!sip) USE(S, a->sbuf, n, n, 0);
+        USE(R, a->rbuf, re, re, re);
+        break;
+    case PLX_COLL_GATHERV:
+        if (!sip) USE(S, a->sbuf, n, n, 0);
+        if (is_root) USE(R, a->rbuf, re, re, re);
+        break;
+    case PLX_COLL_SCATTERV:
+        if (is_root) USE(S, a->sbuf, se, se, 0);
+        if (!(is_root && a->rbuf == PLX_IN_PLACE)) USE(R, a->rbuf, n, 0, n);
+        break;
+    case PLX_COLL_ALLTOALLV:
+        if (!sip) USE(S, a->sbuf, se, se, 0);
+        USE(R, a->rbuf, re, re, re);
+        break;
+    case PLX_COLL_REDUCE_SCATTERV: {
+        size_t all = coll_sum_counts(a->rcounts, p) * es, mine = a->rcounts ? a->rcounts[me] * es : 0;
+        if (!sip) USE(S, a->sbuf, all, all, 0);
+        USE(R, a->rbuf, sip ? all : mine, sip ? all : 0, mine);
+        break;
+    }
+    default:
+        break;
+    }
+#undef USE
+}
+
 /* The buffers this rank's call reads and writes (API rules in plexus.h). */
 static void buf_uses(plx_comm_t comm, const coll_args_t *a, buf_use_t u[2])
 {
@@ -325,7 +376,16 @@ static void buf_uses(plx_comm_t comm, const coll_args_t *a, buf_use_t u[2])
         if (is_root) USE(S, a->sbuf, all, 0, all, 0, 0);
         if (!(is_root && a->rbuf == PLX_IN_PLACE)) USE(R, a->rbuf, n, 0, 0, 0, n);
         break;
+    case PLX_COLL_SCAN:
+        if (!sip) USE(S, a->sbuf, n, 0, n, 0, 0);
+        USE(R, a->rbuf, n, 0, sip ? n : 0, 0, n);
+        break;
+    case PLX_COLL_EXSCAN:   /* rank 0's recvbuf is only read (in place), never written */
+        if (!sip) USE(S, a->sbuf, n, 0, n, 0, 0);
+        if (me != 0 || sip) USE(R, a->rbuf, n, 0, sip ? n : 0, 0, me != 0 ? n : 0);
+        break;
     default:
+        if (coll_is_v(a->coll)) vbuf_uses(comm, a, u);
         break;
     }
 #undef USE
@@ -609,6 +669,7 @@ static int op_end(dev_op_t *op, plx_status_t s, plx_status_t *st)
         d->ops->post(&op->a, op->comm->rank, op->comm->size, dc->stream, op->scratch);
         dev_leave(prev, dc->device);
     }
+    free(op->a.owned);
     free(op);
     *st = s;
     return 1;
@@ -670,11 +731,11 @@ static plx_status_t op_stage_in(dev_op_t *op)
 /* The host algorithm for a staged collective: the selector's choice
  * unless that is shm_slots (see the top of the file), then the default
  * rules without shm_slots. */
-static const coll_algo_t *stage_algo(plx_comm_t comm, plx_coll_t coll, size_t bytes)
+static const coll_algo_t *stage_algo(plx_comm_t comm, plx_coll_t coll, size_t bytes, int need_order)
 {
-    const coll_algo_t *al = plx_select_algo(comm->ctx->select, coll, bytes, comm);
+    const coll_algo_t *al = plx_select_algo_for(comm->ctx->select, coll, bytes, comm, need_order);
     if (al && al->build && !al->node_slots) return al;
-    al = plx_select_algo(comm->ctx->dev->stage_sel, coll, bytes, comm);
+    al = plx_select_algo_for(comm->ctx->dev->stage_sel, coll, bytes, comm, need_order);
     return al && al->build && !al->node_slots ? al : NULL;
 }
 
@@ -687,7 +748,9 @@ static plx_status_t op_start_host(dev_op_t *op)
     if (op->blk[0]) h.sbuf = op->blk[0]->p;
     if (op->blk[1]) h.rbuf = op->blk[1]->p;
     if (h.coll == PLX_COLL_BCAST) h.sbuf = h.rbuf;
-    const coll_algo_t *al = stage_algo(comm, h.coll, h.count * plx_dtype_size(h.dt));
+    int need_order = coll_is_reduction(h.coll) && !plx_op_commutative(h.op);
+    const coll_algo_t *al = stage_algo(comm, h.coll, coll_select_count(comm, &h) * plx_dtype_size(h.dt),
+                                       need_order);
     if (!al) return PLX_ERR_INTERNAL;
     plx_sched_t *s = sched_new_at(comm, plx_coll_name(h.coll), op->seq);
     if (!s) return PLX_ERR_NO_MEMORY;
@@ -895,6 +958,12 @@ static plx_status_t op_start(plx_comm_t comm, const coll_args_t *a, const buf_us
     op->comm = comm;
     op->dc = dc;
     op->a = *a;
+    /* the v-forms' arrays: the user may free them when the call returns,
+     * and the op is launched or staged later */
+    if (plx_coll_args_own_arrays(&op->a, comm->size) != PLX_SUCCESS) {
+        free(op);
+        return PLX_ERR_NO_MEMORY;
+    }
     memcpy(op->u, u, sizeof op->u);
     op->seq = seq;
     op->nccl_ok = d->ops && d->ops->supports(a->coll, a->dt, a->op);
@@ -903,7 +972,10 @@ static plx_status_t op_start(plx_comm_t comm, const coll_args_t *a, const buf_us
     op->user_stream = stream;
     plx_req_hook_t h = { op_advance, op_check, op_cancel, op };
     plx_status_t st = plx_req_start_hook(comm->ctx, &h, req);
-    if (st != PLX_SUCCESS) free(op);
+    if (st != PLX_SUCCESS) {
+        free(op->a.owned);
+        free(op);
+    }
     return st;
 }
 
@@ -1039,7 +1111,7 @@ static plx_status_t on_stream(const char *fn, plx_comm_t comm, const coll_args_t
         plx_warn("%s: no usable CUDA device in this process (PLX_CUDA, driver, GPU)", fn);
         return PLX_ERR_NOT_SUPPORTED;
     }
-    if (a->count == 0) return PLX_SUCCESS;
+    if (coll_skips(comm, a)) return PLX_SUCCESS;
     buf_use_t u[2];
     int device = -1;
     plx_status_t st = PLX_SUCCESS;
@@ -1108,7 +1180,9 @@ plx_status_t plx_query_algorithm_device(plx_comm_t comm, const char *collective,
     plx_ctx_lock(ctx);
     struct plx_dev_comm *dc = comm->dev;
     int state = dc ? dc->state : DC_SETUP;
-    const coll_algo_t *al = state == DC_STAGE ? stage_algo(comm, (plx_coll_t)c, bytes) : NULL;
+    /* collectives NCCL has no form of are staged on an NCCL communicator too */
+    if (state == DC_NCCL && !ctx->dev->ops->supports((plx_coll_t)c, PLX_FLOAT32, PLX_SUM)) state = DC_STAGE;
+    const coll_algo_t *al = state == DC_STAGE ? stage_algo(comm, (plx_coll_t)c, bytes, 0) : NULL;
     plx_ctx_unlock(ctx);
     const char *tl = "nccl";
     switch (state) {

@@ -3,6 +3,7 @@
  * (plx_dtype_size, plx_dtype_name, plx_op_name from plexus.h).
  */
 #include "plexus.h"
+#include "core/user_op.h"
 
 /* Designated initialisers keep each entry next to its enum value. */
 static const size_t dtype_sizes[PLX_DTYPE_COUNT] = {
@@ -36,5 +37,6 @@ const char *plx_dtype_name(plx_dtype_t dtype)
 
 const char *plx_op_name(plx_op_t op)
 {
+    if (plx_user_op_get(op)) return "user";   /* plx_op_create's handles, freed ones too */
     return (unsigned)op < PLX_OP_COUNT ? op_names[op] : "unknown";
 }

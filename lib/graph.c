@@ -15,6 +15,7 @@
  */
 #include "graph.h"
 #include "config.h"
+#include "api/vcoll.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -219,11 +220,24 @@ static plx_status_t add_coll(const char *fn, plx_graph_t g, plx_comm_t comm, con
     PLX_CHECK(plx_coll_check_args(fn, comm, a));
     uint32_t slot;
     PLX_CHECK(comm_slot(fn, g, comm, &slot));
+    coll_args_t own = *a;
+    /* the v-forms' count arrays: the node keeps copies (the user's may go) */
+    PLX_CHECK(plx_coll_args_own_arrays(&own, comm->size));
     gnode_t *x;
-    PLX_CHECK(new_node(g, GN_COLL, &x, node));
-    x->u.coll = *a;
+    plx_status_t st = new_node(g, GN_COLL, &x, node);
+    if (st != PLX_SUCCESS) {
+        free(own.owned);
+        return st;
+    }
+    x->u.coll = own;
     x->cslot = slot;
     return PLX_SUCCESS;
+}
+
+plx_status_t plx_graph_add_coll(const char *fn, plx_graph_t g, plx_comm_t comm, const coll_args_t *a,
+                                plx_graph_node_t *node)
+{
+    return add_coll(fn, g, comm, a, node);
 }
 
 plx_status_t plx_graph_add_barrier(plx_graph_t g, plx_comm_t comm, plx_graph_node_t *node)
@@ -711,6 +725,8 @@ plx_status_t plx_graph_free(plx_graph_t *pg)
     PLX_CHECK(graph_ok(fn, g));
     PLX_CHECK(graph_quiesce(fn, g));
     uncompile(g);
+    for (uint32_t v = 0; v < g->n; v++)
+        if (g->nodes[v].kind == GN_COLL) free(g->nodes[v].u.coll.owned);
     free(g->nodes);
     free(g->edges);
     free(g->comms);

@@ -76,6 +76,11 @@ typedef struct lvq {
 
 struct gpool;
 
+/* Add a collective node (checks as the public call; the v-forms' count
+ * arrays are copied into the node): every plx_graph_add_<collective>. */
+plx_status_t plx_graph_add_coll(const char *fn, plx_graph_t g, plx_comm_t comm, const coll_args_t *a,
+                                plx_graph_node_t *node);
+
 struct plx_graph {
     uint32_t magic;
     plx_context_t ctx;

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "half.h"
+#include "core/user_op.h"
 
 /* ---- element functions ------------------------------------------------ */
 
@@ -167,6 +168,7 @@ static const struct kern *lookup(plx_dtype_t dt, plx_op_t op)
 
 int plx_op_valid(plx_dtype_t dt, plx_op_t op)
 {
+    if (plx_op_is_user(op)) return (unsigned)dt < PLX_DTYPE_COUNT && plx_user_op_live(op) != NULL;
     return lookup(dt, op) != NULL;
 }
 
@@ -228,10 +230,51 @@ static void staged3(const struct kern *k, unsigned char *dst, const unsigned cha
     }
 }
 
+/* ---- user-defined ops ---------------------------------------------------
+ * The user's function computes inout = in op inout (MPI's convention: in
+ * holds the lower ranks' contribution).  Where the result must land in the
+ * first operand, the second is staged through an aligned stack chunk that
+ * receives the result and is copied back. */
+
+/* x = x op y (x may equal y). */
+static void user2(const plx_user_op_t *u, unsigned char *x, const unsigned char *y, size_t n,
+                  plx_dtype_t dt, size_t es)
+{
+    _Alignas(64) unsigned char t[STAGE_BYTES];
+    const size_t per = STAGE_BYTES / es;
+    for (size_t i = 0; i < n; i += per) {
+        size_t m = n - i < per ? n - i : per;
+        size_t off = i * es, bytes = m * es;
+        memcpy(t, y + off, bytes);
+        u->fn(x + off, t, m, dt, u->user);
+        memcpy(x + off, t, bytes);
+    }
+}
+
+/* dst = a op b, for the aliases plx_reduce_local3 allows. */
+static void user3(const plx_user_op_t *u, unsigned char *dst, const unsigned char *a,
+                  const unsigned char *b, size_t n, plx_dtype_t dt, size_t es)
+{
+    if (dst == b && dst != a) {
+        u->fn(a, dst, n, dt, u->user);
+    } else if (dst == a) {
+        user2(u, dst, b, n, dt, es);
+    } else {
+        memcpy(dst, b, n * es);
+        u->fn(a, dst, n, dt, u->user);
+    }
+}
+
 /* ---- entry points ------------------------------------------------------ */
 
 void plx_reduce_local(void *inout, const void *in, size_t n, plx_dtype_t dt, plx_op_t op)
 {
+    if (plx_op_is_user(op)) {
+        const plx_user_op_t *u = plx_user_op_get(op);
+        size_t es = plx_dtype_size(dt);
+        if (u && es && n) user2(u, inout, in, n, dt, es);
+        return;
+    }
     const struct kern *k = lookup(dt, op);
     if (!k || n == 0) return;
     size_t es = plx_dtype_size(dt);
@@ -244,6 +287,12 @@ void plx_reduce_local(void *inout, const void *in, size_t n, plx_dtype_t dt, plx
 void plx_reduce_local3(void *dst, const void *a, const void *b, size_t n, plx_dtype_t dt,
                        plx_op_t op)
 {
+    if (plx_op_is_user(op)) {
+        const plx_user_op_t *u = plx_user_op_get(op);
+        size_t es = plx_dtype_size(dt);
+        if (u && es && n) user3(u, dst, a, b, n, dt, es);
+        return;
+    }
     const struct kern *k = lookup(dt, op);
     if (!k || n == 0) return;
     size_t es = plx_dtype_size(dt);

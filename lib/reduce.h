@@ -28,6 +28,10 @@
  *    an aligned stack buffer); a function from plx_reduce_fn does not.
  *  - Buffers must not overlap except for the exact aliases each function
  *    allows.  n == 0 or an invalid (dtype, op) does nothing.
+ *  - User ops (plx_op_create, lib/core/user_op.h) go to the user's
+ *    function through plx_reduce_local/plx_reduce_local3 with the operand
+ *    order kept (first operand = lower ranks); plx_reduce_fn has no kernel
+ *    for them (NULL).
  */
 #ifndef PLX_REDUCE_H
 #define PLX_REDUCE_H

@@ -20,13 +20,22 @@
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
     "bcast:0-32K/2-2@shm_slots,64K-inf@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
-    "reduce:0-32K/2-2@shm_slots,64K-inf@direct,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather;"
-    "allreduce:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-16K@recursive_doubling,16K-inf@ring;"
+    "reduce:0-32K/2-2@shm_slots,64K-inf@direct,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather,0-inf@ordered;"
+    "allreduce:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-16K@recursive_doubling,16K-inf@ring,0-inf@recursive_doubling;"
     "allgather:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-32K@bruck,32K-inf@ring;"
-    "reduce_scatter:64K-inf@direct,0-16K@recursive_halving,16K-inf@ring;"
+    "reduce_scatter:64K-inf@direct,0-16K@recursive_halving,16K-inf@ring,0-inf@ordered;"
     "alltoall:64K-inf@direct,0-4K@linear,4K-inf@pairwise;"
     "gather:64K-inf@direct,0-32K@binomial,32K-inf@linear;"
-    "scatter:64K-inf@direct,0-32K@binomial,32K-inf@linear";
+    "scatter:64K-inf@direct,0-32K@binomial,32K-inf@linear;"
+    /* issue 14; the last range of reduce/allreduce/reduce_scatter is the
+     * rank-ordered fallback a non-commutative user op falls through to */
+    "allgatherv:0-64K@linear,64K-inf@ring;"
+    "alltoallv:0-4K@linear,4K-inf@pairwise;"
+    "gatherv:0-inf@linear;"
+    "scatterv:0-inf@linear;"
+    "reduce_scatterv:0-inf@ring,0-inf@ordered;"
+    "scan:0-inf@recursive_doubling;"
+    "exscan:0-inf@recursive_doubling";
 
 #define MAX_RANGES 16
 
@@ -175,11 +184,13 @@ void plx_select_free(plx_select_t *sel) { free(sel); }
 
 /* The first rule whose range holds bytes and whose algorithm can run on
  * comm (node-local algorithms only where every member shares this node). */
-static const coll_algo_t *lookup(const coll_rules_t *cr, size_t bytes, plx_comm_t comm)
+static const coll_algo_t *lookup(const coll_rules_t *cr, size_t bytes, plx_comm_t comm,
+                                 int need_order)
 {
     int p = comm ? comm->size : 0;
     for (int i = 0; i < cr->n; i++)
         if (bytes >= cr->r[i].lo && (bytes < cr->r[i].hi || cr->r[i].hi == SIZE_MAX) &&
+            (!need_order || cr->r[i].algo->rank_ordered) &&
             (!comm || (p >= cr->r[i].pmin && p <= cr->r[i].pmax)) &&
             (!cr->r[i].algo->can_run || cr->r[i].algo->can_run(comm, bytes)))
             return cr->r[i].algo;
@@ -188,13 +199,19 @@ static const coll_algo_t *lookup(const coll_rules_t *cr, size_t bytes, plx_comm_
 
 const coll_algo_t *plx_select_algo(plx_select_t *sel, plx_coll_t coll, size_t bytes, plx_comm_t comm)
 {
+    return plx_select_algo_for(sel, coll, bytes, comm, 0);
+}
+
+const coll_algo_t *plx_select_algo_for(plx_select_t *sel, plx_coll_t coll, size_t bytes,
+                                       plx_comm_t comm, int need_order)
+{
     int comm_size = comm ? comm->size : 0;
-    const coll_algo_t *a = lookup(&sel->user[coll], bytes, comm);
-    if (!a) a = lookup(&sel->def[coll], bytes, comm);
+    const coll_algo_t *a = lookup(&sel->user[coll], bytes, comm, need_order);
+    if (!a) a = lookup(&sel->def[coll], bytes, comm, need_order);
     if (!a) {
         /* defaults cover 0-inf for every collective; keep a safe answer anyway */
         for (const coll_algo_t *p = plx_coll_algos; p->name; p++)
-            if (p->coll == coll && !p->can_run) return p;
+            if (p->coll == coll && !p->can_run && (!need_order || p->rank_ordered)) return p;
         return NULL;
     }
     unsigned idx = (unsigned)(a - plx_coll_algos);

@@ -19,7 +19,11 @@
  * where every rank shares one node and falls through elsewhere).
  * "bytes" is count x datatype size as passed to the call (the per-rank
  * contribution for allgather/gather, the per-peer block for alltoall and
- * scatter, the result block for reduce_scatter).  Sizes not covered by any
+ * scatter, the result block for reduce_scatter; for allgatherv and
+ * reduce_scatterv the total over all ranks, which every rank knows; for
+ * alltoallv the larger of this rank's send and receive totals, for gatherv
+ * and scatterv this rank's own block: those three only choose among
+ * algorithms that match on the wire whatever each rank picks).  Sizes not covered by any
  * range fall back to the default rule.
  */
 #ifndef PLX_SELECT_H
@@ -39,6 +43,11 @@ void plx_select_free(plx_select_t *sel);
 /* The algorithm for this call on comm; never NULL for a valid collective.
  * Logs at PLX_LOG=info the first time each (collective, algorithm) runs. */
 const coll_algo_t *plx_select_algo(plx_select_t *sel, plx_coll_t coll, size_t bytes, plx_comm_t comm);
+/* The same; need_order = 1 (a non-commutative user op) skips every
+ * algorithm that is not rank_ordered, in PLX_TUNE's rules and the
+ * defaults alike. */
+const coll_algo_t *plx_select_algo_for(plx_select_t *sel, plx_coll_t coll, size_t bytes,
+                                       plx_comm_t comm, int need_order);
 
 /* Print the effective table for a communicator of comm_size ranks. */
 void plx_select_print(const plx_select_t *sel, FILE *out, int comm_size);

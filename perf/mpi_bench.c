@@ -26,7 +26,10 @@
  *   -L NAME   library name written in the CSV (default "mpi"; compare passes
  *             openmpi or mpich)
  *   -c NAME   allreduce|bcast|reduce|allgather|reduce_scatter|alltoall|
- *             gather|scatter|barrier|all   (default allreduce)
+ *             gather|scatter|barrier|allgatherv|alltoallv|gatherv|scatterv|
+ *             reduce_scatterv|scan|exscan|all   (default allreduce)
+ *   --counts uniform|skew|heavy   per-rank counts of the v-forms, exactly
+ *             as plx_perf's --counts (MPI_Reduce_scatter for reduce_scatterv)
  *   -b SIZE   smallest size in bytes (K/M/G suffixes; default 8)
  *   -e SIZE   largest size (default 64M)
  *   -f N      multiply the size by N each step (default 2)
@@ -46,15 +49,20 @@
 #include <time.h>
 
 enum { C_ALLREDUCE, C_BCAST, C_REDUCE, C_ALLGATHER, C_REDUCE_SCATTER, C_ALLTOALL, C_GATHER,
-       C_SCATTER, C_BARRIER, C_N };
+       C_SCATTER, C_BARRIER,
+       C_ALLGATHERV, C_ALLTOALLV, C_GATHERV, C_SCATTERV, C_REDUCE_SCATTERV, C_SCAN, C_EXSCAN, C_N };
 static const char *const coll_names[C_N] = { "allreduce", "bcast", "reduce", "allgather",
-    "reduce_scatter", "alltoall", "gather", "scatter", "barrier" };
+    "reduce_scatter", "alltoall", "gather", "scatter", "barrier",
+    "allgatherv", "alltoallv", "gatherv", "scatterv", "reduce_scatterv", "scan", "exscan" };
+enum { P_UNIFORM, P_SKEW, P_HEAVY };
+static const char *const pattern_names[] = { "uniform", "skew", "heavy" };
+static int is_v(int c) { return c >= C_ALLGATHERV && c <= C_REDUCE_SCATTERV; }
 
 typedef struct opts {
     int coll;                   /* -1 = all */
     size_t minb, maxb;
     double factor;
-    int root, warmup, iters;
+    int root, warmup, iters, pattern;
     const char *csv, *lib;
 } opts_t;
 
@@ -63,7 +71,29 @@ typedef struct bench {
     MPI_Comm comm;
     int rank, size;
     float *sbuf, *rbuf;
+    int *vc, *vd, *vrc, *vrd;   /* v-forms: as plx_perf's set_vcounts (MPI takes int) */
 } bench_t;
+
+/* The same split as plx_perf's set_vcounts. */
+static void set_vcounts(bench_t *b, size_t total)
+{
+    int p = b->size;
+    double wsum = 0;
+    for (int r = 0; r < p; r++)
+        wsum += b->o->pattern == P_SKEW ? r + 1 : b->o->pattern == P_HEAVY && r == p - 1 ? p : 1;
+    size_t given = 0;
+    for (int r = 0; r < p; r++) {
+        double w = b->o->pattern == P_SKEW ? r + 1 : b->o->pattern == P_HEAVY && r == p - 1 ? p : 1;
+        size_t c = r == p - 1 ? total - given : (size_t)((double)total * w / wsum);
+        b->vc[r] = (int)c;
+        b->vd[r] = (int)given;
+        given += c;
+    }
+    for (int r = 0; r < p; r++) {
+        b->vrc[r] = b->vc[b->rank];
+        b->vrd[r] = r * b->vc[b->rank];
+    }
+}
 
 static const size_t ES = sizeof(float);
 
@@ -116,7 +146,7 @@ static void counts_for(const bench_t *b, int c, size_t bytes, size_t *count, siz
         cnt = bytes / ES / n; *sbytes = *rbytes = cnt * ES * n; break;
     case C_BARRIER:
         cnt = 0; *sbytes = *rbytes = 0; break;
-    default:
+    default:   /* the v-forms: the sum of all blocks */
         cnt = bytes / ES; *sbytes = *rbytes = cnt * ES; break;
     }
     *count = cnt;
@@ -127,6 +157,7 @@ static double busbw_factor(int c, int n)
     switch (c) {
     case C_ALLREDUCE: return n > 1 ? 2.0 * (n - 1) / n : 0;
     case C_ALLGATHER: case C_REDUCE_SCATTER: case C_ALLTOALL: case C_GATHER: case C_SCATTER:
+    case C_ALLGATHERV: case C_ALLTOALLV: case C_GATHERV: case C_SCATTERV: case C_REDUCE_SCATTERV:
         return n > 1 ? (double)(n - 1) / n : 0;
     default: return 1;
     }
@@ -148,6 +179,12 @@ static void fill_inputs(bench_t *b, int c, size_t count)
     case C_ALLGATHER: case C_GATHER:
         for (size_t i = 0; i < count; i++) b->sbuf[i] = input(b->rank, i);
         break;
+    case C_SCAN: case C_EXSCAN: case C_SCATTERV: case C_ALLTOALLV: case C_REDUCE_SCATTERV:
+        for (size_t i = 0; i < count; i++) b->sbuf[i] = input(b->rank, i);
+        break;
+    case C_ALLGATHERV: case C_GATHERV:
+        for (int i = 0; i < b->vc[b->rank]; i++) b->sbuf[i] = input(b->rank, (size_t)i);
+        break;
     default: break;
     }
 }
@@ -165,6 +202,17 @@ static int run_once(bench_t *b, int c, size_t count)
     case C_GATHER: return MPI_Gather(b->sbuf, n, MPI_FLOAT, b->rbuf, n, MPI_FLOAT, root, b->comm);
     case C_SCATTER: return MPI_Scatter(b->sbuf, n, MPI_FLOAT, b->rbuf, n, MPI_FLOAT, root, b->comm);
     case C_BARRIER: return MPI_Barrier(b->comm);
+    case C_ALLGATHERV:
+        return MPI_Allgatherv(b->sbuf, b->vc[b->rank], MPI_FLOAT, b->rbuf, b->vc, b->vd, MPI_FLOAT, b->comm);
+    case C_ALLTOALLV:
+        return MPI_Alltoallv(b->sbuf, b->vc, b->vd, MPI_FLOAT, b->rbuf, b->vrc, b->vrd, MPI_FLOAT, b->comm);
+    case C_GATHERV:
+        return MPI_Gatherv(b->sbuf, b->vc[b->rank], MPI_FLOAT, b->rbuf, b->vc, b->vd, MPI_FLOAT, root, b->comm);
+    case C_SCATTERV:
+        return MPI_Scatterv(b->sbuf, b->vc, b->vd, MPI_FLOAT, b->rbuf, b->vc[b->rank], MPI_FLOAT, root, b->comm);
+    case C_REDUCE_SCATTERV: return MPI_Reduce_scatter(b->sbuf, b->rbuf, b->vc, MPI_FLOAT, MPI_SUM, b->comm);
+    case C_SCAN: return MPI_Scan(b->sbuf, b->rbuf, n, MPI_FLOAT, MPI_SUM, b->comm);
+    case C_EXSCAN: return MPI_Exscan(b->sbuf, b->rbuf, n, MPI_FLOAT, MPI_SUM, b->comm);
     default: return MPI_ERR_ARG;
     }
 }
@@ -204,6 +252,27 @@ static size_t count_wrong(bench_t *b, int c, size_t count)
     case C_SCATTER:
         for (size_t i = 0; i < count; i++) wrong += b->rbuf[i] != input(root, (size_t)b->rank * count + i);
         break;
+    case C_ALLGATHERV: case C_GATHERV:
+        if (c == C_GATHERV && b->rank != root) break;
+        for (size_t r = 0; r < n; r++)
+            for (int i = 0; i < b->vc[r]; i++) wrong += b->rbuf[b->vd[r] + i] != input((int)r, (size_t)i);
+        break;
+    case C_SCATTERV:
+        for (int i = 0; i < b->vc[b->rank]; i++) wrong += b->rbuf[i] != input(root, (size_t)(b->vd[b->rank] + i));
+        break;
+    case C_ALLTOALLV:
+        for (size_t r = 0; r < n; r++)
+            for (int i = 0; i < b->vrc[r]; i++)
+                wrong += b->rbuf[b->vrd[r] + i] != input((int)r, (size_t)(b->vd[b->rank] + i));
+        break;
+    case C_REDUCE_SCATTERV:
+        for (int i = 0; i < b->vc[b->rank]; i++) wrong += b->rbuf[i] != reduce_ref((size_t)(b->vd[b->rank] + i), b->size);
+        break;
+    case C_SCAN: case C_EXSCAN: {
+        int upto = c == C_SCAN ? b->rank + 1 : b->rank;
+        for (size_t i = 0; i < count && upto > 0; i++) wrong += b->rbuf[i] != reduce_ref(i, upto);
+        break;
+    }
     default: break;
     }
     return wrong;
@@ -221,8 +290,8 @@ static int bench_coll(bench_t *b, int c, FILE *csv)
     const opts_t *o = b->o;
     int bad = 0;
     if (b->rank == 0) {
-        printf("#\n# %s  ranks %d  type float32  op sum  root %d  out-of-place  (%s)\n", coll_names[c], b->size,
-               o->root, o->lib);
+        printf("#\n# %s  ranks %d  type float32  op sum  root %d  out-of-place%s%s  (%s)\n", coll_names[c], b->size,
+               o->root, is_v(c) ? "  counts " : "", is_v(c) ? pattern_names[o->pattern] : "", o->lib);
         printf("# %12s %12s %8s %6s %5s %11s %10s %10s %8s\n", "size(B)", "count", "type", "op",
                "root", "time(us)", "algbw", "busbw", "#wrong");
     }
@@ -239,6 +308,7 @@ static int bench_coll(bench_t *b, int c, FILE *csv)
             break;
         }
         size_t shown = c == C_BARRIER ? 0 : (c == C_REDUCE_SCATTER || c == C_SCATTER ? sbytes : rbytes);
+        if (is_v(c)) set_vcounts(b, count);
 
         fill_inputs(b, c, count);
         MPI_Barrier(b->comm);
@@ -287,7 +357,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: mpi_bench [-L LIBNAME] [-c COLL|all] [-b MIN] [-e MAX] [-f FACTOR] [-r ROOT]\n"
-            "                 [-w WARMUP] [-n ITERS] [--csv FILE]\n");
+            "                 [-w WARMUP] [-n ITERS] [--csv FILE] [--counts uniform|skew|heavy]\n");
 }
 
 int main(int argc, char **argv)
@@ -311,6 +381,11 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-n") && v) o.iters = atoi(v);
         else if (!strcmp(a, "-L") && v) o.lib = v;
         else if (!strcmp(a, "--csv") && v) o.csv = v;
+        else if (!strcmp(a, "--counts") && v) {
+            o.pattern = -1;
+            for (int k = 0; k < 3; k++) if (!strcmp(v, pattern_names[k])) o.pattern = k;
+            ok = o.pattern >= 0;
+        }
         else ok = 0;
         if (!ok) { usage(); MPI_Finalize(); return 2; }
         i++;
@@ -325,7 +400,13 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    size_t cap = (o.maxb / ES + 1) * ES * 2 + 64;  /* as plx_perf */
+    /* as plx_perf (alltoallv's heavy rank receives up to size x its share) */
+    int vmult = o.coll < 0 || is_v(o.coll) ? b.size + 1 : 2;
+    size_t cap = (o.maxb / ES + 1) * ES * (size_t)(vmult > 2 ? vmult : 2) + 64;
+    b.vc = calloc((size_t)b.size, sizeof *b.vc);
+    b.vd = calloc((size_t)b.size, sizeof *b.vd);
+    b.vrc = calloc((size_t)b.size, sizeof *b.vrc);
+    b.vrd = calloc((size_t)b.size, sizeof *b.vrd);
     b.sbuf = malloc(cap);
     b.rbuf = malloc(cap);
     if (!b.sbuf || !b.rbuf) { fprintf(stderr, "mpi_bench: out of memory\n"); MPI_Abort(b.comm, 1); }

@@ -23,9 +23,20 @@
  * after it.  With caller-driven progress nothing moves while the thread
  * sleeps; PLX_PROGRESS=thread moves it.
  *
+ * --counts uniform|skew|heavy: per-rank counts of the v-forms (default
+ * uniform): the size is split over the ranks by weight w(r): uniform w = 1;
+ * skew (linear) w = r + 1; heavy: rank size-1 has w = size, the others 1
+ * (about half of everything is that one rank's).  allgatherv, gatherv,
+ * scatterv, reduce_scatterv: rank r's block is its share of the size;
+ * alltoallv: every rank sends rank j j's share of the size, so the heavy
+ * rank receives most.
+ *
  * Sizes are total bytes as in nccl-tests: the result buffer for allgather,
  * gather; the send buffer for reduce_scatter, scatter; the whole exchanged
- * buffer for alltoall; the message for the others.  busbw uses nccl-tests'
+ * buffer for alltoall; the message for the others.  The v-forms: the sum
+ * of all blocks (allgatherv, gatherv: the result; scatterv,
+ * reduce_scatterv: the input; alltoallv: what each rank sends); count is
+ * that sum in elements.  busbw uses nccl-tests'
  * factors so numbers compare across libraries and rank counts.
  *
  * To add a collective: a C_* name and its coll_names entry, then a case in
@@ -64,9 +75,15 @@
     } while (0)
 
 enum { C_ALLREDUCE, C_BCAST, C_REDUCE, C_ALLGATHER, C_REDUCE_SCATTER, C_ALLTOALL, C_GATHER,
-       C_SCATTER, C_BARRIER, C_SENDRECV, C_N };
+       C_SCATTER, C_BARRIER, C_SENDRECV,
+       C_ALLGATHERV, C_ALLTOALLV, C_GATHERV, C_SCATTERV, C_REDUCE_SCATTERV, C_SCAN, C_EXSCAN, C_N };
 static const char *const coll_names[C_N] = { "allreduce", "bcast", "reduce", "allgather",
-    "reduce_scatter", "alltoall", "gather", "scatter", "barrier", "sendrecv" };
+    "reduce_scatter", "alltoall", "gather", "scatter", "barrier", "sendrecv",
+    "allgatherv", "alltoallv", "gatherv", "scatterv", "reduce_scatterv", "scan", "exscan" };
+/* --counts: how the v-forms split the size over the ranks */
+enum { P_UNIFORM, P_SKEW, P_HEAVY };
+static const char *const pattern_names[] = { "uniform", "skew", "heavy" };
+static int is_v(int c) { return c >= C_ALLGATHERV && c <= C_REDUCE_SCATTERV; }
 
 typedef struct opts {
     int coll;                   /* -1 = all */
@@ -79,6 +96,7 @@ typedef struct opts {
     int root, warmup, iters, in_place, check, minmax, nonblocking, overlap;
     int average;                /* -a: 0 rank 0's time, 1 mean over ranks, 2 min, 3 max */
     int device;                 /* --memory device: buffers in GPU memory */
+    int pattern;                /* --counts (P_*) */
     const char *csv, *json;
 } opts_t;
 
@@ -179,7 +197,42 @@ typedef struct bench {
     void *sbuf, *rbuf;          /* host: inputs are made and results checked here */
     size_t cap;                 /* bytes allocated for each buffer */
     void *dsbuf, *drbuf;        /* -m device: the GPU buffers the collectives run on */
+    size_t *vc, *vd;            /* v-forms: each rank's block and its offset (packed) */
+    size_t *vrc, *vrd;          /* alltoallv: what this rank receives from each */
 } bench_t;
+
+/* Split total elements over the ranks by --counts (see the top). */
+static void set_vcounts(bench_t *b, size_t total)
+{
+    int p = b->size;
+    double wsum = 0;
+    for (int r = 0; r < p; r++)
+        wsum += b->o->pattern == P_SKEW ? r + 1 : b->o->pattern == P_HEAVY && r == p - 1 ? p : 1;
+    size_t given = 0;
+    for (int r = 0; r < p; r++) {
+        double w = b->o->pattern == P_SKEW ? r + 1 : b->o->pattern == P_HEAVY && r == p - 1 ? p : 1;
+        b->vc[r] = r == p - 1 ? total - given : (size_t)((double)total * w / wsum);
+        b->vd[r] = given;
+        given += b->vc[r];
+    }
+    /* alltoallv receives j's share from everyone; in place it sends with
+     * the same layout, which then must be symmetric: the block between
+     * ranks i and j is the share of the larger of the two */
+    size_t at = 0;
+    for (int r = 0; r < p; r++) {
+        b->vrc[r] = b->o->in_place ? b->vc[r > b->rank ? r : b->rank] : b->vc[b->rank];
+        b->vrd[r] = at;
+        at += b->vrc[r];
+    }
+}
+
+/* alltoallv in place: where sender s keeps its block for rank d. */
+static size_t a2av_ip_off(const bench_t *b, int s, int d)
+{
+    size_t off = 0;
+    for (int k = 0; k < d; k++) off += b->vc[k > s ? k : s];
+    return off;
+}
 
 /* The buffers handed to the collectives: host, or device with -m device. */
 #define SB(b) ((b)->dsbuf ? (b)->dsbuf : (b)->sbuf)
@@ -198,6 +251,8 @@ static void counts_for(const bench_t *b, int c, size_t bytes, size_t *count, siz
         cnt = bytes / es / n; *sbytes = *rbytes = cnt * es * n; break;
     case C_BARRIER:
         cnt = 0; *sbytes = *rbytes = 0; break;
+    case C_ALLGATHERV: case C_GATHERV: case C_SCATTERV: case C_REDUCE_SCATTERV: case C_ALLTOALLV:
+        cnt = bytes / es; *sbytes = *rbytes = cnt * es; break;
     default:
         cnt = bytes / es; *sbytes = *rbytes = cnt * es; break;
     }
@@ -209,6 +264,7 @@ static double busbw_factor(int c, int n)
     switch (c) {
     case C_ALLREDUCE: return n > 1 ? 2.0 * (n - 1) / n : 0;
     case C_ALLGATHER: case C_REDUCE_SCATTER: case C_ALLTOALL: case C_GATHER: case C_SCATTER:
+    case C_ALLGATHERV: case C_ALLTOALLV: case C_GATHERV: case C_SCATTERV: case C_REDUCE_SCATTERV:
         return n > 1 ? (double)(n - 1) / n : 0;
     default: return 1;
     }
@@ -242,6 +298,27 @@ static void fill_inputs(bench_t *b, int c, size_t count)
     case C_SENDRECV:
         for (size_t i = 0; i < count; i++) put(b->sbuf, i, o->dt, input(b->rank, i, PLX_SUM));
         break;
+    case C_SCAN: case C_EXSCAN:
+        for (size_t i = 0; i < count; i++) put(o->in_place ? b->rbuf : b->sbuf, i, o->dt, input(b->rank, i, o->op));
+        break;
+    case C_ALLGATHERV: case C_GATHERV: {
+        size_t me = b->vc[b->rank];
+        for (size_t i = 0; i < me; i++) put(b->sbuf, i, o->dt, input(b->rank, i, PLX_SUM));
+        if (o->in_place)
+            for (size_t i = 0; i < me; i++) put(b->rbuf, b->vd[b->rank] + i, o->dt, input(b->rank, i, PLX_SUM));
+        break;
+    }
+    case C_SCATTERV:   /* root's whole input; element i of it is input(root, i) */
+    case C_ALLTOALLV:  /* element i of what this rank sends is input(rank, i) */
+    case C_REDUCE_SCATTERV:
+        if (c == C_ALLTOALLV && o->in_place) {   /* the layout of what arrives */
+            count = 0;
+            for (int r = 0; r < b->size; r++) count += b->vrc[r];
+        }
+        for (size_t i = 0; i < count; i++)
+            put(o->in_place && c != C_SCATTERV ? b->rbuf : b->sbuf, i, o->dt,
+                input(b->rank, i, c == C_REDUCE_SCATTERV ? o->op : PLX_SUM));
+        break;
     default: break;
     }
 }
@@ -267,6 +344,19 @@ static plx_status_t start_once(bench_t *b, int c, size_t count, plx_request_t *r
         return plx_iscatter(SB(b), o->in_place && b->rank == o->root ? PLX_IN_PLACE : RB(b), count,
                             o->dt, o->root, b->comm, rq);
     case C_BARRIER: return plx_ibarrier(b->comm, rq);
+    case C_ALLGATHERV:
+        return plx_iallgatherv(sb, b->vc[b->rank], RB(b), b->vc, b->vd, o->dt, b->comm, rq);
+    case C_ALLTOALLV:   /* in place: the layout is what arrives (vrc/vrd) */
+        return plx_ialltoallv(sb, b->vc, b->vd, RB(b), b->vrc, b->vrd, o->dt, b->comm, rq);
+    case C_GATHERV:
+        return plx_igatherv(o->in_place && b->rank == o->root ? PLX_IN_PLACE : SB(b), b->vc[b->rank], RB(b),
+                            b->vc, b->vd, o->dt, o->root, b->comm, rq);
+    case C_SCATTERV:
+        return plx_iscatterv(SB(b), b->vc, b->vd, o->in_place && b->rank == o->root ? PLX_IN_PLACE : RB(b),
+                             b->vc[b->rank], o->dt, o->root, b->comm, rq);
+    case C_REDUCE_SCATTERV: return plx_ireduce_scatterv(sb, RB(b), b->vc, o->dt, o->op, b->comm, rq);
+    case C_SCAN: return plx_iscan(sb, RB(b), count, o->dt, o->op, b->comm, rq);
+    case C_EXSCAN: return plx_iexscan(sb, RB(b), count, o->dt, o->op, b->comm, rq);
     default: return PLX_ERR_INVALID_ARG;
     }
 }
@@ -323,6 +413,17 @@ static plx_status_t run_once(bench_t *b, int c, size_t count)
         if ((s = plx_recv(RB(b), count, o->dt, from, 1, b->comm, NULL)) != PLX_SUCCESS) return s;
         return plx_send(SB(b), count, o->dt, to, 1, b->comm);
     }
+    case C_ALLGATHERV: return plx_allgatherv(sb, b->vc[b->rank], RB(b), b->vc, b->vd, o->dt, b->comm);
+    case C_ALLTOALLV: return plx_alltoallv(sb, b->vc, b->vd, RB(b), b->vrc, b->vrd, o->dt, b->comm);
+    case C_GATHERV:
+        return plx_gatherv(o->in_place && b->rank == o->root ? PLX_IN_PLACE : SB(b), b->vc[b->rank], RB(b),
+                           b->vc, b->vd, o->dt, o->root, b->comm);
+    case C_SCATTERV:
+        return plx_scatterv(SB(b), b->vc, b->vd, o->in_place && b->rank == o->root ? PLX_IN_PLACE : RB(b),
+                            b->vc[b->rank], o->dt, o->root, b->comm);
+    case C_REDUCE_SCATTERV: return plx_reduce_scatterv(sb, RB(b), b->vc, o->dt, o->op, b->comm);
+    case C_SCAN: return plx_scan(sb, RB(b), count, o->dt, o->op, b->comm);
+    case C_EXSCAN: return plx_exscan(sb, RB(b), count, o->dt, o->op, b->comm);
     default: return PLX_ERR_INVALID_ARG;
     }
 }
@@ -371,6 +472,34 @@ static size_t count_wrong(bench_t *b, int c, size_t count)
     case C_SENDRECV: {
         int from = (b->rank - 1 + b->size) % b->size;
         for (size_t i = 0; i < count; i++) wrong += get(b->rbuf, i, dt) != as_type(input(from, i, PLX_SUM), dt);
+        break;
+    }
+    case C_ALLGATHERV: case C_GATHERV:
+        if (c == C_GATHERV && b->rank != o->root) break;
+        for (size_t r = 0; r < n; r++)
+            for (size_t i = 0; i < b->vc[r]; i++) wrong += get(b->rbuf, b->vd[r] + i, dt) != as_type(input((int)r, i, PLX_SUM), dt);
+        break;
+    case C_SCATTERV: {
+        const void *res = o->in_place && b->rank == o->root ? (const char *)b->sbuf + b->vd[o->root] * b->es : b->rbuf;
+        for (size_t i = 0; i < b->vc[b->rank]; i++)
+            wrong += get(res, i, dt) != as_type(input(o->root, b->vd[b->rank] + i, PLX_SUM), dt);
+        break;
+    }
+    case C_ALLTOALLV:   /* from rank r: its elements vd[rank] .. of what it sends */
+        for (size_t r = 0; r < n; r++) {
+            size_t from = o->in_place ? a2av_ip_off(b, (int)r, b->rank) : b->vd[b->rank];
+            for (size_t i = 0; i < b->vrc[r]; i++)
+                wrong += get(b->rbuf, b->vrd[r] + i, dt) != as_type(input((int)r, from + i, PLX_SUM), dt);
+        }
+        break;
+    case C_REDUCE_SCATTERV:
+        for (size_t i = 0; i < b->vc[b->rank]; i++)
+            wrong += get(b->rbuf, i, dt) != as_type(reduce_ref(b->vd[b->rank] + i, b->size, o->op, dt), dt);
+        break;
+    case C_SCAN: case C_EXSCAN: {
+        int upto = c == C_SCAN ? b->rank + 1 : b->rank;   /* ranks combined */
+        for (size_t i = 0; i < count && upto > 0; i++)
+            wrong += get(b->rbuf, i, dt) != as_type(reduce_ref(i, upto, o->op, dt), dt);
         break;
     }
     default: break;
@@ -558,8 +687,9 @@ static int bench_coll(bench_t *b, int c, outputs_t *out)
     const opts_t *o = b->o;
     int bad = 0;
     if (b->rank == 0) {
-        printf("#\n# %s  ranks %d  type %s  op %s  root %d  %s  %s\n", coll_names[c], b->size,
+        printf("#\n# %s  ranks %d  type %s  op %s  root %d  %s%s%s  %s\n", coll_names[c], b->size,
                plx_dtype_name(o->dt), plx_op_name(o->op), o->root, o->in_place ? "in-place" : "out-of-place",
+               is_v(c) ? "  counts " : "", is_v(c) ? pattern_names[o->pattern] : "",
                o->overlap ? "overlap: post, compute (idle = sleep, busy = spin) for T = t_comm, wait"
                : o->nonblocking ? "nonblocking (i-call + wait)" : "blocking");
         if (o->overlap)
@@ -581,6 +711,7 @@ static int bench_coll(bench_t *b, int c, outputs_t *out)
         if (count == last) continue;
         last = count;
         size_t shown = c == C_BARRIER ? 0 : (c == C_REDUCE_SCATTER || c == C_SCATTER ? sbytes : rbytes);
+        if (is_v(c)) set_vcounts(b, count);
 
         /* -c N: N runs from fresh inputs, each result checked (-c 0: one unchecked run) */
         double wrong = 0;
@@ -724,8 +855,13 @@ static const char usage_text[] =
 "\n"
 "Plexus options:\n"
 "  --coll NAME               allreduce, bcast, reduce, allgather, reduce_scatter,\n"
-"                            alltoall, gather, scatter, barrier, sendrecv, or all\n"
+"                            alltoall, gather, scatter, barrier, sendrecv, allgatherv,\n"
+"                            alltoallv, gatherv, scatterv, reduce_scatterv, scan,\n"
+"                            exscan, or all\n"
 "                            (default allreduce; -c NAME is accepted as before)\n"
+"  --counts uniform|skew|heavy  per-rank counts of the v-forms (default uniform;\n"
+"                            skew: rank r's share grows as r+1; heavy: the last rank\n"
+"                            has as much as all the others together)\n"
 "  --in-place                in place (PLX_IN_PLACE)\n"
 "  --nonblocking             the same as -z 0\n"
 "  --overlap                 communication/computation overlap (implies --nonblocking)\n"
@@ -794,7 +930,7 @@ static int parse_coll(const char *s)
 }
 
 enum { OPT_COLL = 256, OPT_IN_PLACE, OPT_NONBLOCKING, OPT_OVERLAP, OPT_MINMAX, OPT_MEMORY, OPT_CSV,
-       OPT_JSON };
+       OPT_JSON, OPT_COUNTS };
 
 static void parse_args(int argc, char **argv, opts_t *o)
 {
@@ -824,6 +960,7 @@ static void parse_args(int argc, char **argv, opts_t *o)
         { "memory", required_argument, NULL, OPT_MEMORY },
         { "csv", required_argument, NULL, OPT_CSV },
         { "json", required_argument, NULL, OPT_JSON },
+        { "counts", required_argument, NULL, OPT_COUNTS },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -888,7 +1025,8 @@ static void parse_args(int argc, char **argv, opts_t *o)
             o->coll = parse_coll(optarg);
             if (o->coll == -2)
                 bad_value("--coll", optarg, "allreduce bcast reduce allgather reduce_scatter alltoall gather "
-                                            "scatter barrier sendrecv or all");
+                                            "scatter barrier sendrecv allgatherv alltoallv gatherv scatterv "
+                                            "reduce_scatterv scan exscan or all");
             break;
         case OPT_IN_PLACE: o->in_place = 1; break;
         case OPT_NONBLOCKING: o->nonblocking = 1; break;
@@ -901,6 +1039,12 @@ static void parse_args(int argc, char **argv, opts_t *o)
             break;
         case OPT_CSV: o->csv = optarg; break;
         case OPT_JSON: o->json = optarg; break;
+        case OPT_COUNTS:
+            o->pattern = -1;
+            for (int k = 0; k < 3; k++)
+                if (!strcmp(optarg, pattern_names[k])) o->pattern = k;
+            if (o->pattern < 0) bad_value("--counts", optarg, "uniform, skew or heavy");
+            break;
         case 'h': usage(stdout); exit(0);
         case ':':
             if (optopt) fprintf(stderr, "plx_perf: -%c needs a value (plx_perf --help)\n", optopt);
@@ -947,8 +1091,15 @@ int main(int argc, char **argv)
         return 2;
     }
     /* the largest buffer any collective needs at -e, for the widest type
-     * (-d all): count*size elements */
-    b.cap = (o.maxb / 8 + 1) * 8 * 2 + 64;
+     * (-d all): count*size elements; alltoallv's heavy rank receives up to
+     * size x its share */
+    int vmult = o.coll < 0 || is_v(o.coll) ? b.size + 1 : 2;
+    b.cap = (o.maxb / 8 + 1) * 8 * (size_t)(vmult > 2 ? vmult : 2) + 64;
+    b.vc = calloc((size_t)b.size, sizeof *b.vc);
+    b.vd = calloc((size_t)b.size, sizeof *b.vd);
+    b.vrc = calloc((size_t)b.size, sizeof *b.vrc);
+    b.vrd = calloc((size_t)b.size, sizeof *b.vrd);
+    if (!b.vc || !b.vd || !b.vrc || !b.vrd) { fprintf(stderr, "plx_perf: out of memory\n"); return 1; }
     b.sbuf = malloc(b.cap);
     b.rbuf = malloc(b.cap);
     if (!b.sbuf || !b.rbuf) { fprintf(stderr, "plx_perf: out of memory\n"); return 1; }
@@ -1012,7 +1163,8 @@ int main(int argc, char **argv)
             if (b.rank == 0) printf("# sendrecv: point-to-point calls take host buffers only, skipped with --memory device\n");
             continue;
         }
-        int reduction = c == C_ALLREDUCE || c == C_REDUCE || c == C_REDUCE_SCATTER;
+        int reduction = c == C_ALLREDUCE || c == C_REDUCE || c == C_REDUCE_SCATTER || c == C_REDUCE_SCATTERV ||
+                        c == C_SCAN || c == C_EXSCAN;
         for (int d = 0; d < PLX_DTYPE_COUNT; d++) {
             if (o.all_dtypes ? 0 : d != (int)o.dt) continue;
             for (int p = 0; p < PLX_OP_COUNT; p++) {

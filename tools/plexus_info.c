@@ -113,7 +113,8 @@ static void print_algorithms(void)
 {
     printf("# algorithms (name them in PLX_TUNE)\n");
     for (const coll_algo_t *a = plx_coll_algos; a->name; a++)
-        printf("  %-15s %-22s %s\n", plx_coll_name(a->coll), a->name, a->summary ? a->summary : "");
+        printf("  %-15s %-22s %s%s\n", plx_coll_name(a->coll), a->name, a->summary ? a->summary : "",
+               a->rank_ordered ? " [rank-ordered: non-commutative ops]" : "");
 }
 
 int main(int argc, char **argv)

@@ -59,8 +59,13 @@ plx_status_t coll_allreduce_recursive_doubling(plx_sched_t *s, plx_comm_t comm, 
             int peer = coll_fold_rank(&f, f.newrank ^ mask);
             sched_send(s, peer, cur, bytes);
             sched_recv(s, peer, tmp, bytes);
-            /* x op y and y op x give the same bits, so both partners agree */
-            if (cur == a->rbuf)
+            /* The lower group half's partial goes first: group ranks stand
+             * for runs of consecutive ranks, so the result is in rank order
+             * (non-commutative user ops) and both partners compute the
+             * same operands in the same order, hence the same bits. */
+            if (f.newrank & mask)
+                sched_reduce3(s, a->rbuf, tmp, cur, n, a->dt, op);
+            else if (cur == a->rbuf)
                 sched_reduce(s, a->rbuf, tmp, n, a->dt, op);
             else
                 sched_reduce3(s, a->rbuf, cur, tmp, n, a->dt, op);

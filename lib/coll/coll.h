@@ -34,6 +34,14 @@ typedef enum {
     PLX_COLL_ALLTOALL,
     PLX_COLL_GATHER,
     PLX_COLL_SCATTER,
+    /* issue 14: per-rank counts and prefix reductions */
+    PLX_COLL_ALLGATHERV,
+    PLX_COLL_ALLTOALLV,
+    PLX_COLL_GATHERV,
+    PLX_COLL_SCATTERV,
+    PLX_COLL_REDUCE_SCATTERV,
+    PLX_COLL_SCAN,
+    PLX_COLL_EXSCAN,
     PLX_COLL_COUNT
 } plx_coll_t;
 
@@ -50,7 +58,84 @@ typedef struct coll_args {
     plx_dtype_t dt;
     plx_op_t op;               /* reductions only */
     int root;                  /* rooted collectives only */
+    /* The v-forms: per-rank counts and displacements, in elements (NULL
+     * where the API says they are ignored); count is as the call passed it
+     * (coll_select_count gives what the selector sees).  Builders read the arrays only
+     * while building, so a nonblocking call does not keep them; a graph
+     * node owns copies (owned: one block holding them, freed with it).
+     *   allgatherv       count = sendcount; rcounts, rdispls
+     *   gatherv          count = sendcount; rcounts, rdispls at root
+     *   scatterv         count = recvcount; scounts, sdispls at root
+     *   alltoallv        scounts, sdispls (NULL in place), rcounts, rdispls
+     *   reduce_scatterv  rcounts (block r starts at the sum of rcounts[<r]) */
+    const size_t *scounts, *sdispls;
+    const size_t *rcounts, *rdispls;
+    void *owned;
 } coll_args_t;
+
+/* 1 for the collectives that take per-rank counts (fields above). */
+static inline int coll_is_v(plx_coll_t c)
+{
+    return c >= PLX_COLL_ALLGATHERV && c <= PLX_COLL_REDUCE_SCATTERV;
+}
+
+/* 1 where every rank knows whether the whole collective moves nothing
+ * (count 0 on every rank): then a rank may skip it without a schedule.
+ * Not for alltoallv, gatherv and scatterv, where one rank's counts can be
+ * all zero while others still send (every rank must build the schedule:
+ * it takes the communicator's sequence number). */
+static inline int coll_count_agreed(plx_coll_t c)
+{
+    return c != PLX_COLL_ALLTOALLV && c != PLX_COLL_GATHERV && c != PLX_COLL_SCATTERV;
+}
+
+static inline size_t coll_sum_counts(const size_t *c, int n)
+{
+    size_t s = 0;
+    for (int i = 0; c && i < n; i++) s += c[i];
+    return s;
+}
+
+/* The element count the selector sees (bytes = this x datatype size; see
+ * select.h) and a skip is decided on: count for the equal-count forms;
+ * allgatherv, reduce_scatterv: the total over all ranks (known to every
+ * rank); alltoallv: the larger of this rank's send and receive totals;
+ * gatherv, scatterv: this rank's own block. */
+static inline size_t coll_select_count(plx_comm_t comm, const coll_args_t *a)
+{
+    int p = comm->size, r = comm->rank;
+    switch (a->coll) {
+    case PLX_COLL_ALLGATHERV:
+    case PLX_COLL_REDUCE_SCATTERV:
+        return coll_sum_counts(a->rcounts, p);
+    case PLX_COLL_ALLTOALLV: {
+        size_t rn = coll_sum_counts(a->rcounts, p);
+        size_t sn = a->sbuf == PLX_IN_PLACE ? rn : coll_sum_counts(a->scounts, p);
+        return sn > rn ? sn : rn;
+    }
+    case PLX_COLL_GATHERV:
+        return a->sbuf == PLX_IN_PLACE && a->rcounts ? a->rcounts[r] : a->count;
+    case PLX_COLL_SCATTERV:
+        return a->rbuf == PLX_IN_PLACE && a->scounts ? a->scounts[r] : a->count;
+    default:
+        return a->count;
+    }
+}
+
+/* 1 if the call moves nothing on any rank and every rank knows it: it is
+ * completed at once, without a schedule. */
+static inline int coll_skips(plx_comm_t comm, const coll_args_t *a)
+{
+    return a->coll != PLX_COLL_BARRIER && coll_count_agreed(a->coll) && coll_select_count(comm, a) == 0;
+}
+
+/* 1 for the collectives that combine with an op (reduce, allreduce,
+ * reduce_scatter[v], scan, exscan). */
+static inline int coll_is_reduction(plx_coll_t c)
+{
+    return c == PLX_COLL_REDUCE || c == PLX_COLL_ALLREDUCE || c == PLX_COLL_REDUCE_SCATTER ||
+           c == PLX_COLL_REDUCE_SCATTERV || c == PLX_COLL_SCAN || c == PLX_COLL_EXSCAN;
+}
 
 typedef plx_status_t (*coll_build_fn)(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
 
@@ -65,6 +150,11 @@ typedef struct coll_algo {
     /* NULL: runs on any communicator; else whether it can run this one at
      * this size (comm NULL: printing the table, answer 1) */
     int (*can_run)(plx_comm_t comm, size_t bytes);
+    /* Reductions: 1 if it combines the contributions strictly in rank order
+     * (rank 0 op rank 1 op ...), so it serves non-commutative user ops
+     * (plx_op_create); 0 (the default) if it relies on the op commuting:
+     * the selector then skips it for a non-commutative op. */
+    int rank_ordered;
 } coll_algo_t;
 
 /* node_slots value of the single-copy algorithms (1: shared slots). */
@@ -203,6 +293,32 @@ plx_status_t coll_gather_linear(plx_sched_t *s, plx_comm_t comm, const coll_args
 plx_status_t coll_gather_binomial(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
 plx_status_t coll_scatter_linear(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
 plx_status_t coll_scatter_binomial(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+/* Issue 14: the v-forms, scans and the rank-ordered reductions. */
+plx_status_t coll_allgatherv_linear(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+plx_status_t coll_allgatherv_ring(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+plx_status_t coll_alltoallv_linear(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+plx_status_t coll_alltoallv_pairwise(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+plx_status_t coll_gatherv_linear(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+plx_status_t coll_scatterv_linear(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+plx_status_t coll_reduce_scatterv_ring(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+plx_status_t coll_reduce_scatterv_ordered(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+plx_status_t coll_scan_recursive_doubling(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+plx_status_t coll_scan_linear(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+plx_status_t coll_exscan_recursive_doubling(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+plx_status_t coll_exscan_linear(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+plx_status_t coll_reduce_ordered(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+plx_status_t coll_reduce_scatter_ordered(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
+
+/* Rank-ordered reduction of n elements to rank 0 (lib/coll/ordered.c): a
+ * binomial tree over absolute ranks in which every rank combines its own
+ * range (lower ranks) op its children's (higher ranks), so the result is
+ * in[0] op in[1] op ... op in[p-1] for any associative op.  in is this
+ * rank's input; acc (n elements, may equal in's buffer only at rank 0 in
+ * place) receives the partials at ranks with children.  Returns where rank
+ * 0's result lies once the schedule has run (acc, or in when p == 1). */
+const void *coll_phase_ordered_reduce0(plx_sched_t *s, plx_comm_t comm, const void *in, void *acc,
+                                       size_t n, plx_dtype_t dt, plx_op_t op);
+
 /* lib/coll/hier.c: communicators spanning several nodes */
 plx_status_t coll_allreduce_hier(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
 plx_status_t coll_bcast_hier(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);

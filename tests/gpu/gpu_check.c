@@ -28,7 +28,8 @@
  * one communicator (sequence numbers stay matched); a dup'd communicator
  * (its own NCCL setup); a rank mixing host and device buffers gets
  * PLX_ERR_INVALID_ARG; plx_comm_set_mem_type(PLX_MEM_HOST) keeps host
- * collectives working.
+ * collectives working; the v-forms, scans and a non-commutative user op on
+ * device buffers (vforms()).
  *
  * Output: FAIL lines, then `gpu_check: rank R of N: X checks, F failures
  * (route ..., GPU ...)`; exit 1 on any failure.
@@ -437,6 +438,198 @@ static void comms(void)
     plx_comm_free(&hostc);
 }
 
+/* Issue 14's calls on device buffers (int32, counts with empty blocks,
+ * shuffled displacements with gaps; blocking, and the i-form with the
+ * count arrays overwritten right after the call): allgatherv, alltoallv
+ * (also in place), gatherv, scatterv (through NCCL send/recv where NCCL
+ * is used, else staged), reduce_scatterv, scan, exscan and an allreduce
+ * with a non-commutative user op (always staged). */
+static void mat_fn(const void *in, void *inout, size_t n, plx_dtype_t dt, void *user)
+{
+    (void)dt;
+    (void)user;
+    /* 2x2 matrices of 8-bit entries packed in each int32: inout = in x inout */
+    for (size_t i = 0; i < n; i++) {
+        uint32_t x = ((const uint32_t *)in)[i], y = ((uint32_t *)inout)[i];
+        uint32_t a = x & 255, b = x >> 8 & 255, c = x >> 16 & 255, d = x >> 24;
+        uint32_t e = y & 255, f = y >> 8 & 255, g = y >> 16 & 255, h = y >> 24;
+        ((uint32_t *)inout)[i] = ((a * e + b * g) & 255) | ((a * f + b * h) & 255) << 8 |
+                                 ((c * e + d * g) & 255) << 16 | ((c * f + d * h) & 255) << 24;
+    }
+}
+
+static uint32_t mat_val(int r, size_t k) { return (uint32_t)((r + 3) * 2654435761u + k * 40503u); }
+
+static void vforms(void)
+{
+    int p = size_, r = rank_;
+    size_t *cnt = calloc((size_t)p * p, sizeof *cnt), *sc = calloc((size_t)p, sizeof *sc),
+           *sd = calloc((size_t)p, sizeof *sd), *rc = calloc((size_t)p, sizeof *rc),
+           *rd = calloc((size_t)p, sizeof *rd);
+    /* cnt[i*p+j]: elements rank i sends rank j; symmetric so that alltoallv
+     * in place (same layout both ways) can use it too */
+    for (int i = 0; i < p; i++)
+        for (int j = 0; j <= i; j++)
+            cnt[(size_t)i * p + j] = cnt[(size_t)j * p + i] = (size_t)((i * 7 + j * 5) % 4 ? 300 + i + j : 0);
+    size_t at = 0;
+    for (int j = p - 1; j >= 0; j--) {     /* reversed order, 3-element gaps */
+        sc[j] = cnt[(size_t)r * p + j];
+        rc[j] = cnt[(size_t)j * p + r];
+        sd[j] = rd[j] = at;
+        at += sc[j] + 3;
+    }
+    /* room for every layout below (allgatherv's blocks, 1001-element scans) */
+    size_t ext = at + 3 + (size_t)p * (304 + 2 * (size_t)p) + 1024, bytes = ext * 4;
+    int32_t *h = malloc(bytes), *hr = malloc(bytes);
+    void *dS, *dR;
+    CU(cudaMalloc(&dS, bytes));
+    CU(cudaMalloc(&dR, bytes));
+    for (int nb = 0; nb < 2; nb++) {
+        for (int ip = 0; ip < 2; ip++) {
+            /* alltoallv */
+            for (size_t k = 0; k < ext; k++) h[k] = -1;
+            for (int j = 0; j < p; j++)
+                for (size_t k = 0; k < sc[j]; k++) h[sd[j] + k] = r * 100000 + j * 1000 + (int)k;
+            CU(cudaMemcpy(ip ? dR : dS, h, bytes, cudaMemcpyHostToDevice));
+            if (!ip) {
+                for (size_t k = 0; k < ext; k++) hr[k] = -1;
+                CU(cudaMemcpy(dR, hr, bytes, cudaMemcpyHostToDevice));
+            }
+            plx_status_t st;
+            size_t *keep = malloc((size_t)p * sizeof *keep);
+            memcpy(keep, rc, (size_t)p * sizeof *keep);
+            if (nb) {
+                plx_request_t q;
+                st = plx_ialltoallv(ip ? PLX_IN_PLACE : dS, sc, sd, dR, rc, rd, PLX_INT32, comm_, &q);
+                for (int j = 0; j < p; j++) rc[j] = 77777;   /* read during the call only */
+                if (st == PLX_SUCCESS) st = plx_wait(&q);
+                memcpy(rc, keep, (size_t)p * sizeof *keep);
+            } else {
+                st = plx_alltoallv(ip ? PLX_IN_PLACE : dS, sc, sd, dR, rc, rd, PLX_INT32, comm_);
+            }
+            free(keep);
+            CU(cudaMemcpy(hr, dR, bytes, cudaMemcpyDeviceToHost));
+            long bad = st != PLX_SUCCESS;
+            for (int i = 0; i < p; i++)
+                for (size_t k = 0; k < rc[i]; k++) bad += hr[rd[i] + k] != i * 100000 + r * 1000 + (int)k;
+            for (int i = 0; i < p; i++)   /* the gap after each block */
+                for (size_t k = 0; k < 3; k++) bad += hr[rd[i] + rc[i] + k] != -1;
+            checks++;
+            if (bad) FAILF("device alltoallv nb=%d inplace=%d: %s, %ld wrong", nb, ip, plx_strerror(st), bad);
+
+            /* allgatherv: block i has ac[i] = cnt[i*p] elements at ad[i] */
+            size_t *ac = calloc((size_t)p, sizeof *ac), *ad = calloc((size_t)p, sizeof *ad), aat = 1;
+            for (int i = 0; i < p; i++) {
+                ac[i] = cnt[(size_t)i * p];
+                ad[i] = aat;
+                aat += ac[i] + 2;
+            }
+            for (size_t k = 0; k < ext; k++) h[k] = hr[k] = -1;
+            for (size_t k = 0; k < ac[r]; k++) h[k] = r * 1000 + (int)k;
+            if (ip) for (size_t k = 0; k < ac[r]; k++) hr[ad[r] + k] = r * 1000 + (int)k;
+            CU(cudaMemcpy(dS, h, bytes, cudaMemcpyHostToDevice));
+            CU(cudaMemcpy(dR, hr, bytes, cudaMemcpyHostToDevice));
+            if (nb) {
+                plx_request_t q;
+                st = plx_iallgatherv(ip ? PLX_IN_PLACE : dS, ac[r], dR, ac, ad, PLX_INT32, comm_, &q);
+                if (st == PLX_SUCCESS) st = plx_wait(&q);
+            } else {
+                st = plx_allgatherv(ip ? PLX_IN_PLACE : dS, ac[r], dR, ac, ad, PLX_INT32, comm_);
+            }
+            CU(cudaMemcpy(hr, dR, bytes, cudaMemcpyDeviceToHost));
+            bad = st != PLX_SUCCESS;
+            for (int i = 0; i < p; i++)
+                for (size_t k = 0; k < ac[i]; k++) bad += hr[ad[i] + k] != i * 1000 + (int)k;
+            checks++;
+            if (bad) FAILF("device allgatherv nb=%d inplace=%d: %s, %ld wrong", nb, ip, plx_strerror(st), bad);
+
+            /* gatherv to p-1, then scatterv back from it */
+            int root = p - 1;
+            for (size_t k = 0; k < ext; k++) hr[k] = -1;
+            CU(cudaMemcpy(dR, hr, bytes, cudaMemcpyHostToDevice));
+            st = plx_gatherv(dS, ac[r], dR, ac, ad, PLX_INT32, root, comm_);
+            CU(cudaMemcpy(hr, dR, bytes, cudaMemcpyDeviceToHost));
+            bad = st != PLX_SUCCESS;
+            for (int i = 0; i < p && r == root; i++)
+                for (size_t k = 0; k < ac[i]; k++) bad += hr[ad[i] + k] != i * 1000 + (int)k;
+            checks++;
+            if (bad) FAILF("device gatherv: %s, %ld wrong", plx_strerror(st), bad);
+            for (size_t k = 0; k < ext; k++) h[k] = -1;
+            CU(cudaMemcpy(dS, h, bytes, cudaMemcpyHostToDevice));
+            st = plx_scatterv(dR, ac, ad, dS, ac[r], PLX_INT32, root, comm_);
+            CU(cudaMemcpy(h, dS, bytes, cudaMemcpyDeviceToHost));
+            bad = st != PLX_SUCCESS;
+            for (size_t k = 0; k < ac[r]; k++) bad += h[k] != r * 1000 + (int)k;
+            checks++;
+            if (bad) FAILF("device scatterv: %s, %ld wrong (first: %d %d %d)", plx_strerror(st), bad, h[0], h[1], h[2]);
+            free(ac);
+            free(ad);
+        }
+    }
+    /* reduce_scatterv (sum), scan and exscan (sum), and a non-commutative
+     * user op through allreduce and scan: all staged */
+    for (int i = 0; i < p; i++) rc[i] = i % 3 == 1 ? 0 : 250 + (size_t)i;   /* the same on every rank */
+    size_t tot = 0, off = 0;
+    for (int i = 0; i < p; i++) {
+        if (i < r) off += rc[i];
+        tot += rc[i];
+    }
+    for (size_t k = 0; k < tot; k++) h[k] = r + (int)k;
+    CU(cudaMemcpy(dS, h, tot * 4, cudaMemcpyHostToDevice));
+    plx_status_t st = plx_reduce_scatterv(dS, dR, rc, PLX_INT32, PLX_SUM, comm_);
+    CU(cudaMemcpy(hr, dR, rc[r] * 4 + 4, cudaMemcpyDeviceToHost));
+    long bad = st != PLX_SUCCESS;
+    for (size_t k = 0; k < rc[r]; k++) bad += hr[k] != p * (p - 1) / 2 + p * (int)(off + k);
+    checks++;
+    if (bad) FAILF("device reduce_scatterv: %s, %ld wrong", plx_strerror(st), bad);
+    const size_t n = 1001;
+    for (int ex = 0; ex < 2; ex++) {
+        for (size_t k = 0; k < n; k++) h[k] = r + 1 + (int)k;
+        CU(cudaMemcpy(dS, h, n * 4, cudaMemcpyHostToDevice));
+        memset(hr, 0, n * 4);
+        CU(cudaMemcpy(dR, hr, n * 4, cudaMemcpyHostToDevice));
+        st = ex ? plx_exscan(dS, dR, n, PLX_INT32, PLX_SUM, comm_) : plx_scan(dS, dR, n, PLX_INT32, PLX_SUM, comm_);
+        CU(cudaMemcpy(hr, dR, n * 4, cudaMemcpyDeviceToHost));
+        int hi = ex ? r : r + 1;   /* ranks 0 .. hi-1 combined */
+        bad = st != PLX_SUCCESS;
+        for (size_t k = 0; k < n && hi > 0; k++) bad += hr[k] != hi * (hi + 1) / 2 + hi * (int)k;
+        checks++;
+        if (bad) FAILF("device %s: %s, %ld wrong", ex ? "exscan" : "scan", plx_strerror(st), bad);
+    }
+    plx_op_t mat;
+    checks++;
+    if (plx_op_create(mat_fn, 0, NULL, &mat) != PLX_SUCCESS) {
+        FAILF("plx_op_create failed");
+    } else {
+        for (size_t k = 0; k < n; k++) h[k] = (int32_t)mat_val(r, k);
+        CU(cudaMemcpy(dS, h, n * 4, cudaMemcpyHostToDevice));
+        st = plx_allreduce(dS, dR, n, PLX_INT32, mat, comm_);
+        CU(cudaMemcpy(hr, dR, n * 4, cudaMemcpyDeviceToHost));
+        bad = st != PLX_SUCCESS;
+        for (size_t k = 0; k < n; k++) {
+            uint32_t acc = mat_val(0, k);
+            for (int i = 1; i < p; i++) {
+                uint32_t x = mat_val(i, k);
+                mat_fn(&acc, &x, 1, PLX_INT32, NULL);   /* x = acc x x */
+                acc = x;
+            }
+            bad += (uint32_t)hr[k] != acc;
+        }
+        checks++;
+        if (bad) FAILF("device allreduce with a non-commutative user op: %s, %ld wrong", plx_strerror(st), bad);
+        plx_op_free(&mat);
+    }
+    cudaFree(dS);
+    cudaFree(dR);
+    free(h);
+    free(hr);
+    free(cnt);
+    free(sc);
+    free(sd);
+    free(rc);
+    free(rd);
+}
+
 /* --fault (run with PLX_TIMEOUT=2 on a 1-rank job): a host function that
  * sleeps 5 s stalls the legacy default stream, which Plexus' internal
  * stream waits for, so a device allreduce cannot finish: it must end with
@@ -621,6 +814,7 @@ int main(int argc, char **argv)
         interleaved();
         mixed();
         comms();
+        vforms();
     }
 
     /* every rank agrees before the final line */

@@ -109,9 +109,12 @@ static ncclRedOp_t nccl_op(plx_op_t op)
 static int nccl_supports(plx_coll_t coll, plx_dtype_t dt, plx_op_t op)
 {
     if (coll == PLX_COLL_BARRIER || nccl_type(dt) == ncclNumTypes) return 0;
+    /* NCCL has no prefix reductions nor a reduce-scatter with per-rank
+     * counts: staged (user ops too: nccl_op knows none of them) */
+    if (coll == PLX_COLL_SCAN || coll == PLX_COLL_EXSCAN || coll == PLX_COLL_REDUCE_SCATTERV) return 0;
     if (coll == PLX_COLL_REDUCE || coll == PLX_COLL_ALLREDUCE || coll == PLX_COLL_REDUCE_SCATTER)
         return nccl_op(op) != ncclNumOps;
-    return 1;
+    return 1;   /* the v-forms: grouped send/recv (vcomposed) */
 }
 
 /* ---- communicator --------------------------------------------------------------- */
@@ -261,6 +264,78 @@ static plx_status_t composed(ncclComm_t comm, plx_coll_t coll, const void *sb, v
     return settle(comm, "ncclGroupEnd", re, pending);
 }
 
+/* allgatherv / alltoallv / gatherv / scatterv as one group of send/recv,
+ * empty blocks skipped on both sides (the counts agree pairwise); the self
+ * block is copied on the stream first.  sb is the send buffer after the
+ * in-place substitutions of nccl_launch; the layouts are a's arrays
+ * (alltoallv in place: recvcounts/rdispls describe sb too). */
+static plx_status_t vcomposed(ncclComm_t comm, const coll_args_t *a, const void *sb, void *rb,
+                              size_t es, ncclDataType_t t, int rank, int size, cudaStream_t st,
+                              int *pending)
+{
+    const size_t *sc = a->scounts, *sd = a->sdispls, *rc = a->rcounts, *rd = a->rdispls;
+    int sip = a->sbuf == PLX_IN_PLACE, root = a->root;
+    plx_status_t ps = PLX_SUCCESS;
+    switch (a->coll) {
+    case PLX_COLL_ALLGATHERV:
+        if (!sip) ps = d2d(AT(rb, rd[rank], es), sb, rc[rank] * es, st);
+        sb = AT(rb, rd[rank], es);
+        break;
+    case PLX_COLL_GATHERV:
+        if (rank == root && !sip) ps = d2d(AT(rb, rd[rank], es), sb, rc[rank] * es, st);
+        break;
+    case PLX_COLL_SCATTERV:
+        if (rank == root && rb != PLX_IN_PLACE) ps = d2d(rb, AT(sb, sd[rank], es), sc[rank] * es, st);
+        break;
+    default:   /* alltoallv */
+        if (sip) {
+            sc = rc;
+            sd = rd;
+        }
+        ps = d2d(AT(rb, rd[rank], es), AT(sb, sd[rank], es), rc[rank] * es, st);
+        break;
+    }
+    if (ps != PLX_SUCCESS || size == 1) return ps;
+    ncclResult_t r = ncclGroupStart();
+    if (r != ncclSuccess) return nccl_fail(comm, "ncclGroupStart", r);
+    int posted = 0;
+#define VSEND(buf, cnt, peer) (posted++, ncclSend((buf), (cnt), t, (peer), comm, st))
+#define VRECV(buf, cnt, peer) (posted++, ncclRecv((buf), (cnt), t, (peer), comm, st))
+    for (int p = 0; p < size && r == ncclSuccess; p++) {
+        if (p == rank) continue;
+        switch (a->coll) {
+        case PLX_COLL_ALLGATHERV:
+            if (rc[rank]) r = VSEND(sb, rc[rank], p);
+            if (r == ncclSuccess && rc[p]) r = VRECV(AT(rb, rd[p], es), rc[p], p);
+            break;
+        case PLX_COLL_GATHERV:
+            if (rank == root && rc[p]) r = VRECV(AT(rb, rd[p], es), rc[p], p);
+            else if (p == root && a->count) r = VSEND(sb, a->count, root);
+            break;
+        case PLX_COLL_SCATTERV:
+            if (rank == root && sc[p]) r = VSEND(AT(sb, sd[p], es), sc[p], p);
+            else if (p == root && a->count) r = VRECV(rb, a->count, root);
+            break;
+        default:
+            if (sc[p]) r = VSEND(AT(sb, sd[p], es), sc[p], p);
+            if (r == ncclSuccess && rc[p]) r = VRECV(AT(rb, rd[p], es), rc[p], p);
+            break;
+        }
+    }
+    /* A rank with nothing to move (all its blocks empty) still enqueues one
+     * operation, an empty send/recv with itself, so that every rank puts the
+     * same number of operations on the NCCL communicator per collective. */
+    if (!posted && r == ncclSuccess) {
+        r = ncclSend(rb, 0, t, rank, comm, st);
+        if (r == ncclSuccess) r = ncclRecv(rb, 0, t, rank, comm, st);
+    }
+#undef VSEND
+#undef VRECV
+    ncclResult_t re = ncclGroupEnd();   /* always close the group */
+    if (r != ncclSuccess && r != ncclInProgress) return nccl_fail(comm, "ncclSend/ncclRecv", r);
+    return settle(comm, "ncclGroupEnd", re, pending);
+}
+
 static plx_status_t nccl_launch(void *comm_, const coll_args_t *a, int rank, int size, void *stream,
                                 void **scratch, int *pending)
 {
@@ -338,6 +413,34 @@ static plx_status_t nccl_launch(void *comm_, const coll_args_t *a, int rank, int
 #else
         return PLX_ERR_INTERNAL;
 #endif
+    case PLX_COLL_ALLTOALLV:
+        if (sip) {
+            /* in place: the outgoing blocks (laid out like the incoming
+             * ones) are copied aside first, as for alltoall */
+            size_t extent = 0;
+            for (int i = 0; i < size; i++)
+                if (a->rcounts[i] && a->rdispls[i] + a->rcounts[i] > extent)
+                    extent = a->rdispls[i] + a->rcounts[i];
+            void *tmp = NULL;
+            if (extent) {
+                cudaError_t e = cudaMallocAsync(&tmp, extent * es, st);
+                if (e != cudaSuccess) {
+                    cudaGetLastError();
+                    if ((e = cudaMalloc(&tmp, extent * es)) != cudaSuccess)
+                        return cuda_fail("cudaMalloc (alltoallv scratch)", e);
+                    *scratch = (void *)((uintptr_t)tmp | 1);
+                } else {
+                    *scratch = tmp;
+                }
+                PLX_CHECK(d2d(tmp, rb, extent * es, st));
+            }
+            sb = tmp;
+        }
+        return vcomposed(comm, a, sb, rb, es, t, rank, size, st, pending);
+    case PLX_COLL_ALLGATHERV:
+    case PLX_COLL_GATHERV:
+    case PLX_COLL_SCATTERV:
+        return vcomposed(comm, a, sb, rb, es, t, rank, size, st, pending);
     default:
         return PLX_ERR_NOT_SUPPORTED;
     }
