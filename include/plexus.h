@@ -291,6 +291,73 @@ plx_status_t plx_waitany(int n, plx_request_t reqs[], int *index);
  * and its request is freed when it completes.  *req becomes NULL. */
 plx_status_t plx_request_free(plx_request_t *req);
 
+/* ---- persistent requests (MPI-4 persistent collectives) ----------------
+ * A plx_*_init call takes exactly the arguments of the i-form of the same
+ * name (same checks, in-place rules and errors, nothing started) and makes
+ * an inactive persistent request: the algorithm is selected and its
+ * schedule built once, here.  plx_start runs it; plx_test / plx_wait /
+ * plx_waitall / plx_waitany complete it like any request, with the
+ * operation's status, but leave it allocated and inactive (the handle is
+ * not set to NULL) so it can be started again: a start allocates nothing
+ * and selects nothing.  Buffers are read and written at each run, so their
+ * contents may change between runs (not while one is active).
+ *
+ *   plx_request_t req;
+ *   plx_allreduce_init(PLX_IN_PLACE, grads, n, PLX_FLOAT32, PLX_SUM, world, &req);
+ *   for (step = 0; step < steps; step++) {
+ *       plx_start(&req);  ...  plx_wait(&req);
+ *   }
+ *   plx_request_free(&req);
+ *
+ * Rules (as MPI-4):
+ *   - the init calls are local; each start is a collective: every rank
+ *     must start its persistent collectives in the same order relative to
+ *     its other collectives on that communicator;
+ *   - starting an active request (started, not yet completed by a test or
+ *     wait) gives PLX_ERR_INVALID_ARG; so does starting a request that is
+ *     not persistent or whose communicator was freed;
+ *   - testing or waiting an inactive persistent request returns
+ *     PLX_SUCCESS at once (plx_waitany ignores inactive entries, and gives
+ *     index -1 when every entry is NULL or inactive);
+ *   - plx_request_free frees it (an active one when its run ends);
+ *     requests still there at plx_finalize are freed by it.
+ * Device (GPU) buffers are accepted; their runs take the plain start path
+ * each time (NCCL or staging decide per run).
+ */
+plx_status_t plx_barrier_init(plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_bcast_init(void *buf, size_t count, plx_dtype_t dtype, int root, plx_comm_t comm,
+                            plx_request_t *req);
+plx_status_t plx_reduce_init(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dtype,
+                             plx_op_t op, int root, plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_allreduce_init(const void *sendbuf, void *recvbuf, size_t count,
+                                plx_dtype_t dtype, plx_op_t op, plx_comm_t comm,
+                                plx_request_t *req);
+plx_status_t plx_allgather_init(const void *sendbuf, void *recvbuf, size_t count,
+                                plx_dtype_t dtype, plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_reduce_scatter_init(const void *sendbuf, void *recvbuf, size_t recvcount,
+                                     plx_dtype_t dtype, plx_op_t op, plx_comm_t comm,
+                                     plx_request_t *req);
+plx_status_t plx_alltoall_init(const void *sendbuf, void *recvbuf, size_t count,
+                               plx_dtype_t dtype, plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_gather_init(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dtype,
+                             int root, plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_scatter_init(const void *sendbuf, void *recvbuf, size_t count,
+                              plx_dtype_t dtype, int root, plx_comm_t comm, plx_request_t *req);
+/* Persistent send and receive (MPI_Send_init / MPI_Recv_init): each start
+ * posts the transfer again, as plx_isend / plx_irecv would. */
+plx_status_t plx_send_init(const void *buf, size_t count, plx_dtype_t dtype, int peer, int tag,
+                           plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_recv_init(void *buf, size_t count, plx_dtype_t dtype, int peer, int tag,
+                           plx_comm_t comm, size_t *received, plx_request_t *req);
+
+/* Start one inactive persistent request. */
+plx_status_t plx_start(plx_request_t *req);
+/* Start n of them in index order (all are checked first: a bad entry,
+ * duplicates or requests of different contexts start none).  An error
+ * while starting (transport) is returned and the entries after it are not
+ * started. */
+plx_status_t plx_startall(int n, plx_request_t reqs[]);
+
 /* ---- information ------------------------------------------------------ */
 /* Which algorithm and transport(s) the selector picks on comm for
  * `collective` ("allreduce", "bcast", ...) at `bytes` bytes (count x
