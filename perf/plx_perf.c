@@ -20,6 +20,8 @@
  *   -C 0|1    check results (default 1); wrong elements make the exit status 1
  *   -F        also print min/max time over ranks
  *   -t        nonblocking variant: plx_i<collective> (plx_isend/plx_irecv) + plx_wait
+ *   -P, --persistent  persistent variant: plx_<collective>_init once per size, then
+ *             each iteration plx_start + plx_wait (collectives; sendrecv as without -P)
  *   --overlap communication/computation overlap (implies -t): per size, t_comm is
  *             the -t time (post + wait); then for each of two kinds of
  *             "compute" lasting T = t_comm (rank 0's value, broadcast, so every
@@ -90,6 +92,7 @@ typedef struct opts {
     plx_dtype_t dt;
     plx_op_t op;
     int root, warmup, iters, in_place, check, minmax, nonblocking, overlap;
+    int persistent;             /* -P */
     int device;                 /* -m device: buffers in GPU memory */
     const char *csv, *json;
 } opts_t;
@@ -202,6 +205,7 @@ typedef struct bench {
     void *sbuf, *rbuf;          /* host: inputs are made and results checked here */
     size_t cap;                 /* bytes allocated for each buffer */
     void *dsbuf, *drbuf;        /* -m device: the GPU buffers the collectives run on */
+    plx_request_t preq;         /* -P: the persistent request of the current size */
 } bench_t;
 
 /* The buffers handed to the collectives: host, or device with -m device. */
@@ -294,9 +298,36 @@ static plx_status_t start_once(bench_t *b, int c, size_t count, plx_request_t *r
     }
 }
 
+/* -P: the persistent form of the collective, with start_once's arguments. */
+static plx_status_t persist_init(bench_t *b, int c, size_t count, plx_request_t *rq)
+{
+    const opts_t *o = b->o;
+    const void *sb = o->in_place ? PLX_IN_PLACE : SB(b);
+    const void *rsb = o->in_place && b->rank == o->root ? PLX_IN_PLACE : SB(b);
+    switch (c) {
+    case C_ALLREDUCE: return plx_allreduce_init(sb, RB(b), count, o->dt, o->op, b->comm, rq);
+    case C_BCAST: return plx_bcast_init(SB(b), count, o->dt, o->root, b->comm, rq);
+    case C_REDUCE: return plx_reduce_init(rsb, RB(b), count, o->dt, o->op, o->root, b->comm, rq);
+    case C_ALLGATHER: return plx_allgather_init(sb, RB(b), count, o->dt, b->comm, rq);
+    case C_REDUCE_SCATTER: return plx_reduce_scatter_init(sb, RB(b), count, o->dt, o->op, b->comm, rq);
+    case C_ALLTOALL: return plx_alltoall_init(sb, RB(b), count, o->dt, b->comm, rq);
+    case C_GATHER: return plx_gather_init(rsb, RB(b), count, o->dt, o->root, b->comm, rq);
+    case C_SCATTER:
+        return plx_scatter_init(SB(b), o->in_place && b->rank == o->root ? PLX_IN_PLACE : RB(b), count,
+                                o->dt, o->root, b->comm, rq);
+    case C_BARRIER: return plx_barrier_init(b->comm, rq);
+    default: return PLX_ERR_INVALID_ARG;
+    }
+}
+
 static plx_status_t run_once(bench_t *b, int c, size_t count)
 {
     const opts_t *o = b->o;
+    if (b->preq) {
+        /* -P: what a relaunch costs (no selection, no schedule building) */
+        plx_status_t s = plx_start(&b->preq);
+        return s != PLX_SUCCESS ? s : plx_wait(&b->preq);
+    }
     if (o->nonblocking && c == C_SENDRECV && b->size > 1) {
         /* ring exchange with both transfers in flight at once */
         int to = (b->rank + 1) % b->size, from = (b->rank - 1 + b->size) % b->size;
@@ -577,6 +608,7 @@ static int bench_coll(bench_t *b, int c, outputs_t *out)
         printf("#\n# %s  ranks %d  type %s  op %s  root %d  %s  %s\n", coll_names[c], b->size,
                plx_dtype_name(o->dt), plx_op_name(o->op), o->root, o->in_place ? "in-place" : "out-of-place",
                o->overlap ? "overlap: post, compute (idle = sleep, busy = spin) for T = t_comm, wait"
+               : o->persistent ? "persistent (init once, start + wait)"
                : o->nonblocking ? "nonblocking (i-call + wait)" : "blocking");
         if (o->overlap)
             printf("# %12s %12s %8s %6s %5s %11s %10s%s %11s %11s %7s %11s %11s %7s %8s  %s\n", "size(B)", "count",
@@ -600,6 +632,7 @@ static int bench_coll(bench_t *b, int c, outputs_t *out)
 
         fill_inputs(b, c, count);
         to_device(b, count);
+        if (o->persistent && c != C_SENDRECV) CHECK_OK(persist_init(b, c, count, &b->preq));
         CHECK_OK(plx_barrier(b->comm));
         plx_status_t st = run_once(b, c, count);
         if (st != PLX_SUCCESS) {
@@ -693,6 +726,7 @@ static int bench_coll(bench_t *b, int c, outputs_t *out)
                         plx_dtype_name(o->dt), plx_op_name(o->op), o->root, o->in_place ? "true" : "false",
                         iters, tavg, tmin, tmax, algbw, busbw, wrong, algo, tl);
         }
+        if (b->preq) CHECK_OK(plx_request_free(&b->preq));
         if (wrong > 0) bad = 1;
     }
     return bad;
@@ -702,7 +736,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: plx_perf [-c COLL|all] [-b MIN] [-e MAX] [-f FACTOR] [-d TYPE] [-o OP] [-r ROOT]\n"
-            "                [-w WARMUP] [-n ITERS] [-i] [-t] [--overlap] [-m host|device] [-C 0|1] [-F]\n"
+            "                [-w WARMUP] [-n ITERS] [-i] [-t] [-P] [--overlap] [-m host|device] [-C 0|1] [-F]\n"
             "                [--csv FILE] [--json FILE]\n");
 }
 
@@ -745,6 +779,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-i")) { o.in_place = 1; takes = 0; }
         else if (!strcmp(a, "-F")) { o.minmax = 1; takes = 0; }
         else if (!strcmp(a, "-t")) { o.nonblocking = 1; takes = 0; }
+        else if (!strcmp(a, "-P") || !strcmp(a, "--persistent")) { o.persistent = 1; takes = 0; }
         else if (!strcmp(a, "--overlap")) { o.overlap = o.nonblocking = 1; takes = 0; }
         else { usage(); return 2; }
         i += takes;
