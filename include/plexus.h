@@ -358,6 +358,98 @@ plx_status_t plx_start(plx_request_t *req);
  * started. */
 plx_status_t plx_startall(int n, plx_request_t reqs[]);
 
+/* ---- more communicators, point to point, ending a job -------------------
+ * The calls an MPI code ported to Plexus looks for next:
+ * MPI_Comm_split_type(SHARED), MPI_Comm_create, MPI_Sendrecv,
+ * MPI_Probe/MPI_Iprobe and MPI_Abort. */
+
+/* Kinds of plx_comm_split_type. */
+typedef enum {
+    PLX_COMM_TYPE_NODE = 1  /* the ranks sharing this rank's node (as the transports see it:
+                               hostname + kernel boot id, or PLX_NODE_ID when set) */
+} plx_comm_type_t;
+
+/*
+ * Split comm into one communicator per node: *newcomm gets the ranks of
+ * comm on this rank's node, ranked by key (ties by rank in comm), like
+ * plx_comm_split with the node as colour.  Collective over comm.  type
+ * PLX_UNDEFINED: this rank joins none (*newcomm = NULL).  Free the result
+ * with plx_comm_free.  PLX_ERR_INVALID_ARG: bad comm, NULL newcomm, a type
+ * that is neither PLX_COMM_TYPE_NODE nor PLX_UNDEFINED.
+ */
+plx_status_t plx_comm_split_type(plx_comm_t comm, int type, int key, plx_comm_t *newcomm);
+
+/*
+ * A communicator of the n ranks of comm listed in ranks[] (ranks of comm,
+ * all different), ranked in list order: ranks[i] gets rank i.  Collective
+ * over comm: every rank of comm calls it with the same list, and the ranks
+ * not in the list get *newcomm = NULL (n = 0: all do).
+ * PLX_ERR_INVALID_ARG: bad comm, NULL newcomm, n < 0 or n > size, ranks
+ * NULL with n > 0, an entry out of range or listed twice (nothing is
+ * exchanged: every rank passing the same list sees the same error).
+ * PLX_ERR_MISMATCH on every rank when the ranks passed different lists
+ * (with a message naming a rank that disagrees); no communicator is made.
+ */
+plx_status_t plx_comm_create(plx_comm_t comm, int n, const int ranks[], plx_comm_t *newcomm);
+
+/*
+ * Send sendcount elements to rank dest with sendtag and receive up to
+ * recvcount elements from rank source with recvtag, both in flight at once
+ * (so a ring shift cannot deadlock).  *received (may be NULL) gets the
+ * element count that arrived.  The buffers must not overlap (dest or source
+ * may be this rank).  The checks of plx_send and plx_recv apply to each
+ * half; PLX_ERR_TRUNCATE as plx_recv.  Bounded by PLX_TIMEOUT.
+ */
+plx_status_t plx_sendrecv(const void *sendbuf, size_t sendcount, plx_dtype_t sendtype, int dest,
+                          int sendtag, void *recvbuf, size_t recvcount, plx_dtype_t recvtype,
+                          int source, int recvtag, plx_comm_t comm, size_t *received);
+
+/* Wildcards of plx_probe / plx_iprobe (not of plx_recv: receive from the
+ * source and with the tag the probe reported). */
+#define PLX_ANY_SOURCE (-1)
+#define PLX_ANY_TAG    (-1)
+
+/* What a probe found: the next message plx_recv(source, tag) would take. */
+typedef struct plx_msg_info {
+    int source;             /* rank in the communicator */
+    int tag;
+    size_t bytes;           /* its length (divide by plx_dtype_size for a count) */
+} plx_msg_info_t;
+
+/*
+ * Look for a message from source with tag (either may be a wildcard) that
+ * has arrived and not been received, without receiving it.  *found = 1
+ * and *info filled if there is one (info may be NULL), else *found = 0.
+ * Among several sources the lowest rank with a match is reported; from one
+ * source, the oldest match (the one plx_recv takes first).  Moves
+ * communication like plx_test.  PLX_ERR_INVALID_ARG: bad comm, NULL found,
+ * source not a rank or PLX_ANY_SOURCE, tag negative other than PLX_ANY_TAG.
+ */
+plx_status_t plx_iprobe(int source, int tag, plx_comm_t comm, int *found, plx_msg_info_t *info);
+/* Until such a message has arrived (then as plx_iprobe with *found = 1).
+ * PLX_ERR_TIMEOUT after PLX_TIMEOUT seconds, PLX_ERR_PEER_FAILED when the
+ * source (with PLX_ANY_SOURCE: every other rank) died, each with a message
+ * naming the ranks it waited for. */
+plx_status_t plx_probe(int source, int tag, plx_comm_t comm, plx_msg_info_t *info);
+
+/*
+ * End every rank of the job at once, as MPI_Abort: logs "rank R (world W)
+ * called plx_abort with code C" and ends this process with exit status C
+ * when C is 1..255, else 1 (never 0, so every launcher sees a failure).
+ * Does not return (except PLX_ERR_INVALID_ARG for a bad comm).  comm names
+ * the caller's communicator for the message; the whole job ends, as with
+ * most MPI implementations.
+ *   - under plexusrun: plexusrun reports "rank R called plx_abort with
+ *     code C", stops every other rank at once (SIGTERM, then SIGKILL after
+ *     1 s) and exits with the same status;
+ *   - under other launchers (mpirun, srun): the launcher sees a failed rank
+ *     and, as they do by default, kills the others; where it does not, the
+ *     other ranks' calls that wait on the aborted rank end with
+ *     PLX_ERR_PEER_FAILED within about 0.1 s of its death.
+ * Nothing is left in /dev/shm.
+ */
+plx_status_t plx_abort(plx_comm_t comm, int code);
+
 /* ---- information ------------------------------------------------------ */
 /* Which algorithm and transport(s) the selector picks on comm for
  * `collective` ("allreduce", "bcast", ...) at `bytes` bytes (count x

@@ -114,6 +114,15 @@ typedef struct plx_tl_ops {
      * range. */
     void *(*coll_window)(void *tl, int channel, int peer, size_t *bytes);
 
+    /* Optional (NULL: the core answers PLX_ERR_NOT_SUPPORTED to probes of
+     * the peers this transport serves): the oldest message from world rank
+     * peer that arrived and is not yet received (unexpected) and whose tag
+     * equals `tag` in the bits set in `mask`, without taking it.  Returns
+     * 1 with its full tag in *tag_out and its length in *bytes, else 0.
+     * (plx_iprobe / plx_probe; the caller polls progress first.) */
+    int (*probe)(void *tl, int peer, uint64_t tag, uint64_t mask, uint64_t *tag_out,
+                 size_t *bytes);
+
     /* Release everything; collective-free (must not wait for peers). */
     void (*finalize)(void *tl);
 } plx_tl_ops_t;
