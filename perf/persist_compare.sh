@@ -49,4 +49,4 @@ mn=$(echo "${times[nonblocking]}" | median)
 mq=$(echo "${times[persistent]}" | median)
 echo "# after: $(uptime)"
 printf "median (us): plain %s  nonblocking %s  persistent %s  persistent/plain %.3f\n" "$mp" "$mn" "$mq" \
-    "$(awk -v a="$mq" -v b="$mp" 'BEGIN { print b > 0 ? a / b : 0 }')"
+    "$(awk -v a="$mq" -v b="$mp" 'BEGIN { print (b > 0 ? a / b : 0) }')"

@@ -356,6 +356,8 @@ int main(int argc, char **argv)
         _exit(failures ? 1 : 0);   /* no finalize: its barrier would wait for the dead rank */
     }
 
+    /* a bad communicator: refused, the process goes on */
+    CHECK(plx_abort(NULL, 3) == PLX_ERR_INVALID_ARG, "plx_abort(NULL) did not return INVALID_ARG");
     test_split_type(world);
     test_create(world);
     test_sendrecv(world);
