@@ -380,6 +380,9 @@ plx_status_t plx_wait(plx_request_t *req)
     if (!req) return plx_bad_arg("plx_wait", "req is NULL");
     if (!*req) return PLX_SUCCESS;
     if (!req_ok(*req)) return plx_bad_arg("plx_wait", "not a live request");
+    /* a persistent run that already ended (often at its start): its status
+     * and flags belong to the owner now, no engine state is touched */
+    if ((*req)->persistent && req_done(*req)) return collect(req);
     plx_context_t ctx = (*req)->ctx;
     plx_ctx_lock(ctx);
     if (!req_done(*req)) engine_wait(ctx, one_done, req, *req);
