@@ -9,7 +9,9 @@
 #      a barrier for it; plexusrun must exit 42 (not the --timeout 124)
 #      and say "rank 2 (pid P) called plx_abort with code 42"; code 300
 #      (outside 1..255) gives exit status 1 and is reported as code 300;
-#   3. plx_probe bounded: PLX_TIMEOUT=1 and no message gives
+#   3. plx_abort under mpirun.openmpi (when installed, built with PMIx):
+#      mpirun must exit 42;
+#   4. plx_probe bounded: PLX_TIMEOUT=1 and no message gives
 #      PLX_ERR_TIMEOUT; a probe of a rank that exits gives
 #      PLX_ERR_PEER_FAILED.
 # Prints each command, its time and ok/FAIL; exits 0/1.
@@ -97,6 +99,26 @@ if run_job abort300 3 1 PLX_PROGRESS=thread -- --timeout 120 "$MR/comm2_check" -
         echo "  FAIL: abort300: plexusrun did not report the abort"
         fails=$((fails + 1))
     fi
+fi
+
+# plx_abort under mpirun (Open MPI, PMIx): the aborting rank's status ends the job
+if command -v mpirun.openmpi >/dev/null && grep -q '^#define PLX_HAVE_PMIX 1' "$top_builddir/plx_config.h"; then
+    echo "+ mpirun.openmpi -n 3 comm2_check --abort 1 42"
+    t0=$(date +%s.%N)
+    (unset PLX_RANK PLX_SIZE PLX_BOOTSTRAP PLX_JOB_KEY PLX_JOB_ID PLX_LAUNCHER PLX_ABORT_FD
+     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+         timeout 300 mpirun.openmpi -n 3 "$MR/comm2_check" --abort 1 42) >"$tmp/mpirun_abort.log" 2>&1
+    rc=$?
+    dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    if [ "$rc" -eq 42 ] && grep -q "rank 1 (world 1) called plx_abort with code 42" "$tmp/mpirun_abort.log"; then
+        echo "  ok: abort under mpirun (exit 42, ${dt} s)"
+    else
+        cat "$tmp/mpirun_abort.log"
+        echo "  FAIL: abort under mpirun: exit $rc, expected 42 (${dt} s)"
+        fails=$((fails + 1))
+    fi
+else
+    echo "  (no mpirun.openmpi or no PMIx: abort under mpirun not run)"
 fi
 
 # bounded probes
