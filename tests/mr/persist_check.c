@@ -23,14 +23,18 @@
  *     calls (counts that are negative numbers cast to size_t, bad roots,
  *     NULL req, unknown datatype) are refused with *req untouched.
  * Final line `persist_check: rank R size S: N checks, M failures`; exit 1 on
- * any failure.
+ * any failure.  --peer-dies: see peer_dies() below.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <plexus.h>
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int rank, size;
 static long checks, failures;
@@ -405,7 +409,31 @@ static void rules(plx_comm_t comm)
     plx_request_free(&req);
 }
 
-int main(void)
+/* --peer-dies (2 ranks): after one good run of two persistent allreduces
+ * (8 B: node-local slots; 4 MiB: a schedule), rank 1 leaves with status 0
+ * (so plexusrun lets rank 0 go on); rank 0's next runs must end with
+ * PLX_ERR_PEER_FAILED, not hang. */
+static int peer_dies(plx_comm_t world)
+{
+    enum { BIG = 1 << 20 };
+    float small[2] = { 1, 1 }, *big = calloc(BIG, sizeof(float));
+    plx_request_t rq[2];
+    CHECK(plx_allreduce_init(PLX_IN_PLACE, small, 2, PLX_FLOAT32, PLX_SUM, world, &rq[0]) == PLX_SUCCESS, "init small");
+    CHECK(plx_allreduce_init(PLX_IN_PLACE, big, BIG, PLX_FLOAT32, PLX_SUM, world, &rq[1]) == PLX_SUCCESS, "init big");
+    CHECK(plx_startall(2, rq) == PLX_SUCCESS && plx_waitall(2, rq, NULL) == PLX_SUCCESS, "good run");
+    CHECK(plx_barrier(world) == PLX_SUCCESS, "barrier");
+    if (rank == 1) _exit(0);
+    for (int i = 0; i < 2; i++) {
+        plx_status_t st = plx_start(&rq[i]);
+        if (st == PLX_SUCCESS) st = plx_wait(&rq[i]);
+        CHECK(st == PLX_ERR_PEER_FAILED, "persistent allreduce %d after the peer died: %s", i, plx_strerror(st));
+    }
+    printf("persist_check: rank %d size %d: %ld checks, %ld failures\n", rank, size, checks, failures);
+    fflush(stdout);
+    _exit(failures ? 1 : 0);   /* no finalize: its barrier would wait for the dead rank */
+}
+
+int main(int argc, char **argv)
 {
     plx_context_t ctx;
     plx_comm_t world;
@@ -413,6 +441,7 @@ int main(void)
     plx_comm_world(ctx, &world);
     plx_comm_rank(world, &rank);
     plx_comm_size(world, &size);
+    if (argc > 1 && !strcmp(argv[1], "--peer-dies")) return peer_dies(world);
     size_t cap = (size_t)size * 70000 * 4 + 64;
     void *sb = malloc(cap), *rb = malloc(cap);
     sweep(world, sb, rb);

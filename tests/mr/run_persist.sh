@@ -4,7 +4,8 @@
 #   plx_*_init, started 3 times with new input, checked against a serial
 #   reference; startall/waitall; persistent send/recv; the MPI-4 rules and
 #   bad arguments) at 1-5 ranks, under PLX_PROGRESS=caller and =thread
-#   (the 5-rank runs oversubscribed on 2 cores).
+#   (the 5-rank runs oversubscribed on 2 cores); and persistent runs after
+#   a peer died end with PLX_ERR_PEER_FAILED (persist_check --peer-dies).
 # Each run must exit 0 and every rank must print its final line with
 # "0 failures".  Prints each command, its time and ok/FAIL; exits 0/1.
 #
@@ -54,6 +55,20 @@ for mode in caller thread; do
         run_job persist_check "$n" "$mode" 240 "$MR/persist_check"
     done
 done
+
+# a peer that dies between runs: PLX_ERR_PEER_FAILED on the survivor (rank 1
+# exits 0, so only rank 0 reports)
+log=$tmp/peer_dies.log
+echo "+ $RUN -n 2 --timeout 120 $MR/persist_check --peer-dies"
+"$RUN" -n 2 --timeout 120 "$MR/persist_check" --peer-dies >"$log" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q "^persist_check: rank 0 size 2: [0-9]* checks, 0 failures" "$log"; then
+    echo "  ok: persistent runs after a peer died end with PLX_ERR_PEER_FAILED"
+else
+    cat "$log"
+    echo "  FAIL: peer_dies: exit $rc"
+    fails=$((fails + 1))
+fi
 
 t_end=$(date +%s.%N)
 total=$(awk -v a="$t_start" -v b="$t_end" 'BEGIN { printf "%.1f", b - a }')
