@@ -35,8 +35,8 @@
  * stop the others (SIGTERM, SIGKILL 1 s later).  A rank that calls
  * plx_abort(comm, C) first writes "ABORT <rank> <C>" to the pipe named by
  * PLX_ABORT_FD: it is reported as "rank R called plx_abort with code C"
- * and the job exits with that rank's status (C for 1..255, else 1).  A rank that cannot exec
- * its program exits 127.  Afterwards /dev/shm/plx-<jobid>-* is removed.
+ * and the job exits with that rank's status (C for 1..255, else 1).  A
+ * rank that cannot exec its program exits 127.  Afterwards /dev/shm/plx-<jobid>-* is removed.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
