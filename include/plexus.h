@@ -403,6 +403,13 @@ plx_status_t plx_comm_create(plx_comm_t comm, int n, const int ranks[], plx_comm
 plx_status_t plx_sendrecv(const void *sendbuf, size_t sendcount, plx_dtype_t sendtype, int dest,
                           int sendtag, void *recvbuf, size_t recvcount, plx_dtype_t recvtype,
                           int source, int recvtag, plx_comm_t comm, size_t *received);
+/* The same as one nonblocking request (plx_wait / plx_test ...; its status
+ * is the receive's error if any, else the send's).  *received is written
+ * when it completes.  req NULL: PLX_ERR_INVALID_ARG. */
+plx_status_t plx_isendrecv(const void *sendbuf, size_t sendcount, plx_dtype_t sendtype, int dest,
+                           int sendtag, void *recvbuf, size_t recvcount, plx_dtype_t recvtype,
+                           int source, int recvtag, plx_comm_t comm, size_t *received,
+                           plx_request_t *req);
 
 /* Wildcards of plx_probe / plx_iprobe (not of plx_recv: receive from the
  * source and with the tag the probe reported). */

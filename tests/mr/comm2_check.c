@@ -15,6 +15,8 @@
  *     PLX_ERR_MISMATCH on every rank, and world still works afterwards;
  *  3. plx_sendrecv: a ring shift at 0, 1, 1000 and 300000 elements (eager
  *     and large), to and from oneself, truncation, bad arguments;
+ *     plx_isendrecv: shifts both ways at once, completed by waitall or a
+ *     test loop, bad arguments;
  *  4. plx_iprobe / plx_probe: source, tag and size of eager and large
  *     messages with wildcards and without, the oldest of two with one
  *     tag first, nothing found when nothing is pending or on another
@@ -208,6 +210,45 @@ static void test_sendrecv(plx_comm_t world)
         CHECK(st == PLX_SUCCESS && got == n && bad == 0, "sendrecv self %zu: %s, %ld wrong", n,
               plx_strerror(st), bad);
     }
+    /* the nonblocking form: a ring shift in both directions at once, one
+     * request each, completed by waitall / a test loop */
+    for (size_t ci = 0; ci < 4; ci++) {
+        size_t n = counts[ci] / 2, got1 = 7, got2 = 7;
+        int32_t *in2 = malloc((n + 1) * sizeof(int32_t)), *out2 = malloc((n + 1) * sizeof(int32_t));
+        for (size_t i = 0; i < n; i++) {
+            out[i] = val(rank, i, 10 + (int)ci);
+            out2[i] = val(rank, i, 20 + (int)ci);
+        }
+        plx_request_t rq[2];
+        plx_status_t s1 = plx_isendrecv(out, n, PLX_INT32, right, 11, in, n, PLX_INT32, left, 11, world, &got1, &rq[0]);
+        plx_status_t s2 = plx_isendrecv(out2, n, PLX_INT32, left, 12, in2, n, PLX_INT32, right, 12, world, &got2, &rq[1]);
+        CHECK(s1 == PLX_SUCCESS && s2 == PLX_SUCCESS, "isendrecv %zu: %s %s", n, plx_strerror(s1), plx_strerror(s2));
+        if (ci % 2) {
+            CHECK(plx_waitall(2, rq, NULL) == PLX_SUCCESS && !rq[0] && !rq[1], "isendrecv waitall");
+        } else {
+            for (int k = 0; k < 2; k++) {
+                int done = 0;
+                plx_status_t st = PLX_SUCCESS;
+                while (!done && st == PLX_SUCCESS) st = plx_test(&rq[k], &done);
+                CHECK(st == PLX_SUCCESS && rq[k] == NULL, "isendrecv test %d: %s", k, plx_strerror(st));
+            }
+        }
+        long bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            bad += in[i] != val(left, i, 10 + (int)ci);
+            bad += in2[i] != val(right, i, 20 + (int)ci);
+        }
+        CHECK(bad == 0 && got1 == n && got2 == n, "isendrecv %zu: %ld wrong, received %zu %zu", n, bad, got1, got2);
+        free(in2);
+        free(out2);
+    }
+    plx_request_t mark = (plx_request_t)(uintptr_t)0x5eed, r = mark;
+    CHECK(plx_isendrecv(out, 4, PLX_INT32, right, 0, in, 4, PLX_INT32, left, 0, world, NULL, NULL) ==
+              PLX_ERR_INVALID_ARG, "isendrecv NULL req");
+    CHECK(plx_isendrecv(out, 4, PLX_INT32, right, 0, in, 4, PLX_INT32, size, 0, world, NULL, &r) ==
+              PLX_ERR_INVALID_ARG && r == mark, "isendrecv bad source");
+    CHECK(plx_isendrecv(out, 4, PLX_INT32, right, 0, in, (size_t)-1, PLX_INT32, left, 0, world, NULL, &r) ==
+              PLX_ERR_INVALID_ARG && r == mark, "isendrecv recvcount -1");
     /* truncation: the receive's status */
     size_t got = 0;
     plx_status_t st = plx_sendrecv(out, 10, PLX_INT32, right, 8, in, 4, PLX_INT32, left, 8, world, &got);
