@@ -22,6 +22,7 @@ const plx_env_var_t plx_env_vars[] = {
     { "PLX_JOB_ID", "hash of the key", "short printable job id used in shared-memory segment names" },
     { "PLX_BOOTSTRAP_SERVE", "1 (0 under plexusrun)", "rank 0 serves the rendezvous on PLX_BOOTSTRAP's port in a background thread" },
     { "PLX_LAUNCHER", "", "set to 'plexusrun' by plexusrun (informational)" },
+    { "PLX_ABORT_FD", "", "set by plexusrun: file descriptor of the pipe on which plx_abort tells plexusrun which rank aborted with which code" },
     { "PLX_TIMEOUT", "300", "seconds any wait may last before PLX_ERR_TIMEOUT (naming the collective and the missing ranks)" },
     { "PLX_LOG", "warn", "none|error|warn|info|debug|trace: what Plexus prints on stderr (info: each first use of an algorithm)" },
     { "PLX_TUNE", "", "selector overrides, e.g. 'allreduce:0-8K@recursive_doubling,8K-inf@ring;bcast:0-inf@binomial' (see plexus_info --tune)" },
