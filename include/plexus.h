@@ -344,6 +344,172 @@ plx_status_t plx_waitany(int n, plx_request_t reqs[], int *index);
  * and its request is freed when it completes.  *req becomes NULL. */
 plx_status_t plx_request_free(plx_request_t *req);
 
+/* ---- persistent requests (MPI-4 persistent collectives) ----------------
+ * A plx_*_init call takes exactly the arguments of the i-form of the same
+ * name (same checks, in-place rules and errors, nothing started) and makes
+ * an inactive persistent request: the algorithm is selected and its
+ * schedule built once, here.  plx_start runs it; plx_test / plx_wait /
+ * plx_waitall / plx_waitany complete it like any request, with the
+ * operation's status, but leave it allocated and inactive (the handle is
+ * not set to NULL) so it can be started again: a start allocates nothing
+ * and selects nothing.  Buffers are read and written at each run, so their
+ * contents may change between runs (not while one is active).
+ *
+ *   plx_request_t req;
+ *   plx_allreduce_init(PLX_IN_PLACE, grads, n, PLX_FLOAT32, PLX_SUM, world, &req);
+ *   for (step = 0; step < steps; step++) {
+ *       plx_start(&req);  ...  plx_wait(&req);
+ *   }
+ *   plx_request_free(&req);
+ *
+ * Rules (as MPI-4):
+ *   - the init calls are local; each start is a collective: every rank
+ *     must start its persistent collectives in the same order relative to
+ *     its other collectives on that communicator;
+ *   - starting an active request (started, not yet completed by a test or
+ *     wait) gives PLX_ERR_INVALID_ARG; so does starting a request that is
+ *     not persistent or whose communicator was freed;
+ *   - testing or waiting an inactive persistent request returns
+ *     PLX_SUCCESS at once (plx_waitany ignores inactive entries, and gives
+ *     index -1 when every entry is NULL or inactive);
+ *   - plx_request_free frees it (an active one when its run ends);
+ *     requests still there at plx_finalize are freed by it.
+ * Device (GPU) buffers are accepted; their runs take the plain start path
+ * each time (NCCL or staging decide per run).
+ */
+plx_status_t plx_barrier_init(plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_bcast_init(void *buf, size_t count, plx_dtype_t dtype, int root, plx_comm_t comm,
+                            plx_request_t *req);
+plx_status_t plx_reduce_init(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dtype,
+                             plx_op_t op, int root, plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_allreduce_init(const void *sendbuf, void *recvbuf, size_t count,
+                                plx_dtype_t dtype, plx_op_t op, plx_comm_t comm,
+                                plx_request_t *req);
+plx_status_t plx_allgather_init(const void *sendbuf, void *recvbuf, size_t count,
+                                plx_dtype_t dtype, plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_reduce_scatter_init(const void *sendbuf, void *recvbuf, size_t recvcount,
+                                     plx_dtype_t dtype, plx_op_t op, plx_comm_t comm,
+                                     plx_request_t *req);
+plx_status_t plx_alltoall_init(const void *sendbuf, void *recvbuf, size_t count,
+                               plx_dtype_t dtype, plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_gather_init(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dtype,
+                             int root, plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_scatter_init(const void *sendbuf, void *recvbuf, size_t count,
+                              plx_dtype_t dtype, int root, plx_comm_t comm, plx_request_t *req);
+/* Persistent send and receive (MPI_Send_init / MPI_Recv_init): each start
+ * posts the transfer again, as plx_isend / plx_irecv would. */
+plx_status_t plx_send_init(const void *buf, size_t count, plx_dtype_t dtype, int peer, int tag,
+                           plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_recv_init(void *buf, size_t count, plx_dtype_t dtype, int peer, int tag,
+                           plx_comm_t comm, size_t *received, plx_request_t *req);
+
+/* Start one inactive persistent request. */
+plx_status_t plx_start(plx_request_t *req);
+/* Start n of them in index order (all are checked first: a bad entry,
+ * duplicates or requests of different contexts start none).  An error
+ * while starting (transport) is returned and the entries after it are not
+ * started. */
+plx_status_t plx_startall(int n, plx_request_t reqs[]);
+
+/* ---- more communicators, point to point, ending a job -------------------
+ * The calls an MPI code ported to Plexus looks for next:
+ * MPI_Comm_split_type(SHARED), MPI_Comm_create, MPI_Sendrecv,
+ * MPI_Probe/MPI_Iprobe and MPI_Abort. */
+
+/* Kinds of plx_comm_split_type. */
+typedef enum {
+    PLX_COMM_TYPE_NODE = 1  /* the ranks sharing this rank's node (as the transports see it:
+                               hostname + kernel boot id, or PLX_NODE_ID when set) */
+} plx_comm_type_t;
+
+/*
+ * Split comm into one communicator per node: *newcomm gets the ranks of
+ * comm on this rank's node, ranked by key (ties by rank in comm), like
+ * plx_comm_split with the node as colour.  Collective over comm.  type
+ * PLX_UNDEFINED: this rank joins none (*newcomm = NULL).  Free the result
+ * with plx_comm_free.  PLX_ERR_INVALID_ARG: bad comm, NULL newcomm, a type
+ * that is neither PLX_COMM_TYPE_NODE nor PLX_UNDEFINED.
+ */
+plx_status_t plx_comm_split_type(plx_comm_t comm, int type, int key, plx_comm_t *newcomm);
+
+/*
+ * A communicator of the n ranks of comm listed in ranks[] (ranks of comm,
+ * all different), ranked in list order: ranks[i] gets rank i.  Collective
+ * over comm: every rank of comm calls it with the same list, and the ranks
+ * not in the list get *newcomm = NULL (n = 0: all do).
+ * PLX_ERR_INVALID_ARG: bad comm, NULL newcomm, n < 0 or n > size, ranks
+ * NULL with n > 0, an entry out of range or listed twice (nothing is
+ * exchanged: every rank passing the same list sees the same error).
+ * PLX_ERR_MISMATCH on every rank when the ranks passed different lists
+ * (with a message naming a rank that disagrees); no communicator is made.
+ */
+plx_status_t plx_comm_create(plx_comm_t comm, int n, const int ranks[], plx_comm_t *newcomm);
+
+/*
+ * Send sendcount elements to rank dest with sendtag and receive up to
+ * recvcount elements from rank source with recvtag, both in flight at once
+ * (so a ring shift cannot deadlock).  *received (may be NULL) gets the
+ * element count that arrived.  The buffers must not overlap (dest or source
+ * may be this rank).  The checks of plx_send and plx_recv apply to each
+ * half; PLX_ERR_TRUNCATE as plx_recv.  Bounded by PLX_TIMEOUT.
+ */
+plx_status_t plx_sendrecv(const void *sendbuf, size_t sendcount, plx_dtype_t sendtype, int dest,
+                          int sendtag, void *recvbuf, size_t recvcount, plx_dtype_t recvtype,
+                          int source, int recvtag, plx_comm_t comm, size_t *received);
+/* The same as one nonblocking request (plx_wait / plx_test ...; its status
+ * is the receive's error if any, else the send's).  *received is written
+ * when it completes.  req NULL: PLX_ERR_INVALID_ARG. */
+plx_status_t plx_isendrecv(const void *sendbuf, size_t sendcount, plx_dtype_t sendtype, int dest,
+                           int sendtag, void *recvbuf, size_t recvcount, plx_dtype_t recvtype,
+                           int source, int recvtag, plx_comm_t comm, size_t *received,
+                           plx_request_t *req);
+
+/* Wildcards of plx_probe / plx_iprobe (not of plx_recv: receive from the
+ * source and with the tag the probe reported). */
+#define PLX_ANY_SOURCE (-1)
+#define PLX_ANY_TAG    (-1)
+
+/* What a probe found: the next message plx_recv(source, tag) would take. */
+typedef struct plx_msg_info {
+    int source;             /* rank in the communicator */
+    int tag;
+    size_t bytes;           /* its length (divide by plx_dtype_size for a count) */
+} plx_msg_info_t;
+
+/*
+ * Look for a message from source with tag (either may be a wildcard) that
+ * has arrived and not been received, without receiving it.  *found = 1
+ * and *info filled if there is one (info may be NULL), else *found = 0.
+ * Among several sources the lowest rank with a match is reported; from one
+ * source, the oldest match (the one plx_recv takes first).  Moves
+ * communication like plx_test.  PLX_ERR_INVALID_ARG: bad comm, NULL found,
+ * source not a rank or PLX_ANY_SOURCE, tag negative other than PLX_ANY_TAG.
+ */
+plx_status_t plx_iprobe(int source, int tag, plx_comm_t comm, int *found, plx_msg_info_t *info);
+/* Until such a message has arrived (then as plx_iprobe with *found = 1).
+ * PLX_ERR_TIMEOUT after PLX_TIMEOUT seconds, PLX_ERR_PEER_FAILED when the
+ * source (with PLX_ANY_SOURCE: every other rank) died, each with a message
+ * naming the ranks it waited for. */
+plx_status_t plx_probe(int source, int tag, plx_comm_t comm, plx_msg_info_t *info);
+
+/*
+ * End every rank of the job at once, as MPI_Abort: logs "rank R (world W)
+ * called plx_abort with code C" and ends this process with exit status C
+ * when C is 1..255, else 1 (never 0, so every launcher sees a failure).
+ * Does not return (except PLX_ERR_INVALID_ARG for a bad comm).  comm names
+ * the caller's communicator for the message; the whole job ends, as with
+ * most MPI implementations.
+ *   - under plexusrun: plexusrun reports "rank R called plx_abort with
+ *     code C", stops every other rank at once (SIGTERM, then SIGKILL after
+ *     1 s) and exits with the same status;
+ *   - under other launchers (mpirun, srun): the launcher sees a failed rank
+ *     and, as they do by default, kills the others; where it does not, the
+ *     other ranks' calls that wait on the aborted rank end with
+ *     PLX_ERR_PEER_FAILED within about 0.1 s of its death.
+ * Nothing is left in /dev/shm.
+ */
+plx_status_t plx_abort(plx_comm_t comm, int code);
+
 /* ---- information ------------------------------------------------------ */
 /* Which algorithm and transport(s) the selector picks on comm for
  * `collective` ("allreduce", "bcast", ...) at `bytes` bytes (count x

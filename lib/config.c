@@ -34,6 +34,8 @@ const plx_env_var_t plx_env_vars[] = {
       PLX_ENV_BOOT },
     { "PLX_LAUNCHER", "", "set to 'plexusrun' by plexusrun (informational)",
       PLX_ENV_UNCHECKED },
+    { "PLX_ABORT_FD", "", "set by plexusrun: file descriptor of the pipe on which plx_abort tells plexusrun which rank aborted with which code",
+      PLX_ENV_UNCHECKED },
     { "PLX_LOCAL_RANK", "", "set by plexusrun: this rank's index among the ranks of its node (0..PLX_LOCAL_SIZE-1), e.g. to pick a GPU; not read by Plexus (under srun: SLURM_LOCALID, mpirun.mpich: MPI_LOCALRANKID, Open MPI: OMPI_COMM_WORLD_LOCAL_RANK)",
       PLX_ENV_UNCHECKED },
     { "PLX_LOCAL_SIZE", "", "set by plexusrun: the number of ranks on this rank's node (simulated nodes with --nodes count separately); not read by Plexus",

@@ -98,6 +98,9 @@ struct plx_context {
      * order, and finished request objects kept for reuse. */
     struct plx_request *active_head, *active_tail;
     struct plx_request *free_reqs;
+    /* Persistent requests (lib/engine/persist.c), active or not, so that
+     * finalize frees the ones the application did not. */
+    struct plx_persist *persist_head;
     double next_deadline_check;   /* when waits and tests next look at deadlines and dead peers */
 
     /* PLX_PROGRESS=thread (lib/progress_thread.c): the background thread

@@ -44,6 +44,7 @@ void plx_req_release(struct plx_request *r) { req_recycle(r); }
 static void req_recycle(struct plx_request *r)
 {
     plx_context_t ctx = r->ctx;
+    if (r->persistent) plx_persist_release(r);   /* its schedule lives as long as it does */
     r->magic = PLX_DEAD_MAGIC;
     r->next = ctx->free_reqs;
     ctx->free_reqs = r;
@@ -84,7 +85,7 @@ void plx_req_activate(struct plx_request *r)
  * one has nobody to report to and is recycled at once. */
 static void finish(struct plx_request *r, plx_status_t st)
 {
-    if (r->kind == REQ_SCHED && r->sched) {
+    if (r->kind == REQ_SCHED && r->sched && !r->persistent) {
         sched_free(r->sched);
         r->sched = NULL;
     }
@@ -101,6 +102,8 @@ static void finish(struct plx_request *r, plx_status_t st)
     if (r->detached) req_recycle(r);
     else __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);   /* last: a waiter may look unlocked */
 }
+
+void plx_req_finish_locked(struct plx_request *r, plx_status_t st) { finish(r, st); }
 
 static inline int req_done(const struct plx_request *r)
 {
@@ -299,11 +302,18 @@ static int req_ok(const struct plx_request *r)
     return r && r->magic == PLX_REQ_MAGIC;
 }
 
-/* Hand a finished request's status to the caller and free it. */
+/* Hand a finished request's status to the caller and free it; a
+ * persistent one becomes inactive instead (handle kept, as MPI-4), and an
+ * inactive one gives PLX_SUCCESS at once. */
 static plx_status_t collect(plx_request_t *req)
 {
     struct plx_request *r = *req;
     plx_status_t st = r->status;
+    if (r->persistent) {
+        r->status = PLX_SUCCESS;
+        r->active = 0;
+        return st;
+    }
     req_recycle(r);
     *req = NULL;
     return st;
@@ -401,6 +411,9 @@ plx_status_t plx_wait(plx_request_t *req)
     if (!req) return plx_bad_arg("plx_wait", "req is NULL");
     if (!*req) return PLX_SUCCESS;
     if (!req_ok(*req)) return plx_bad_arg("plx_wait", "not a live request");
+    /* a persistent run that already ended (often at its start): its status
+     * and flags belong to the owner now, no engine state is touched */
+    if ((*req)->persistent && req_done(*req)) return collect(req);
     plx_context_t ctx = (*req)->ctx;
     plx_ctx_lock(ctx);
     if (!req_done(*req)) engine_wait(ctx, one_done, req, *req);
@@ -422,6 +435,9 @@ static int multi_done(void *arg)
     int pending = 0;
     for (int i = 0; i < m->n; i++) {
         if (!m->reqs[i]) continue;
+        /* an inactive persistent request is complete for waitall and
+         * ignored by waitany, like MPI's */
+        if (m->any && m->reqs[i]->persistent && !m->reqs[i]->active) continue;
         if (req_done(m->reqs[i])) {
             if (m->any) {
                 m->index = i;
@@ -434,13 +450,17 @@ static int multi_done(void *arg)
     return pending == 0;
 }
 
-static plx_status_t check_array(const char *fn, int n, plx_request_t reqs[], plx_context_t *ctx)
+/* *ctx: the context of the entries, NULL when there is none to wait for
+ * (NULL entries; for waitany also inactive persistent ones). */
+static plx_status_t check_array(const char *fn, int n, plx_request_t reqs[], plx_context_t *ctx,
+                                int any)
 {
     if (n < 0 || (n > 0 && !reqs)) return plx_bad_arg(fn, "bad request array (n = %d)", n);
     *ctx = NULL;
     for (int i = 0; i < n; i++) {
         if (!reqs[i]) continue;
         if (!req_ok(reqs[i])) return plx_bad_arg(fn, "entry %d is not a live request", i);
+        if (any && reqs[i]->persistent && !reqs[i]->active) continue;
         if (*ctx && reqs[i]->ctx != *ctx) return plx_bad_arg(fn, "requests of different contexts");
         *ctx = reqs[i]->ctx;
     }
@@ -450,7 +470,7 @@ static plx_status_t check_array(const char *fn, int n, plx_request_t reqs[], plx
 plx_status_t plx_waitall(int n, plx_request_t reqs[], plx_status_t statuses[])
 {
     plx_context_t ctx;
-    PLX_CHECK(check_array("plx_waitall", n, reqs, &ctx));
+    PLX_CHECK(check_array("plx_waitall", n, reqs, &ctx, 0));
     if (!ctx) {
         for (int i = 0; i < n; i++)
             if (statuses) statuses[i] = PLX_SUCCESS;
@@ -474,7 +494,8 @@ plx_status_t plx_waitany(int n, plx_request_t reqs[], int *index)
     if (!index) return plx_bad_arg("plx_waitany", "index is NULL");
     *index = -1;
     plx_context_t ctx;
-    PLX_CHECK(check_array("plx_waitany", n, reqs, &ctx));
+    PLX_CHECK(check_array("plx_waitany", n, reqs, &ctx, 1));
+    *index = -1;
     if (!ctx) return PLX_SUCCESS;
     plx_ctx_lock(ctx);
     multi_t m = { n, reqs, 1, -1 };
@@ -494,6 +515,8 @@ plx_status_t plx_request_free(plx_request_t *req)
     plx_context_t ctx = r->ctx;
     *req = NULL;
     plx_ctx_lock(ctx);
+    /* (an inactive persistent request is done; an active one is released
+     * when its run ends) */
     if (req_done(r)) req_recycle(r);
     else r->detached = 1;
     plx_ctx_unlock(ctx);
@@ -505,6 +528,18 @@ void plx_requests_release(plx_context_t ctx)
     struct plx_request *r = ctx->active_head;
     while (r) {
         struct plx_request *next = r->next;
+        if (r->persistent) {
+            /* withdraw its transfers; the object goes with the other
+             * persistent ones below */
+            if (r->kind == REQ_SCHED && r->sched) {
+                sched_free(r->sched);
+                r->sched = NULL;
+            } else if ((r->kind == REQ_SEND || r->kind == REQ_RECV) && !r->treq.done) {
+                plx_p2p_cancel(r->comm, r->peer, &r->treq);
+            }
+            r = next;
+            continue;
+        }
         if (r->kind == REQ_SCHED && r->sched) sched_free(r->sched);   /* cancels its transfers */
         else if (r->kind == REQ_HOOK && r->hook.cancel) r->hook.cancel(r->hook.arg);
         else if ((r->kind == REQ_SEND || r->kind == REQ_RECV) && !r->treq.done)
@@ -514,6 +549,7 @@ void plx_requests_release(plx_context_t ctx)
         r = next;
     }
     ctx->active_head = ctx->active_tail = NULL;
+    plx_persist_release_all(ctx);
     while ((r = ctx->free_reqs)) {
         ctx->free_reqs = r->next;
         free(r);

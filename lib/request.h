@@ -49,6 +49,11 @@ struct plx_request {
     plx_req_hook_t hook;
     /* REQ_DIRECT */
     direct_op_t direct;
+    /* persistent (made by a plx_*_init, lib/engine/persist.c): survives
+     * completion; inactive (done, status SUCCESS, on no list) between runs */
+    int persistent;
+    int active;                /* started by plx_start and not yet collected */
+    struct plx_persist *pers;  /* its saved arguments and how it runs again */
     /* REQ_SEND / REQ_RECV */
     plx_comm_t comm;
     int peer, tag;
@@ -90,6 +95,13 @@ plx_status_t plx_req_wait_locked(plx_request_t *req);
 plx_status_t plx_req_completed_locked(plx_context_t ctx, plx_status_t st, plx_request_t *out);
 /* Put a posted p2p request on the active list. */
 void plx_req_activate(struct plx_request *r);
+/* End an active request with status st (its work is over). */
+void plx_req_finish_locked(struct plx_request *r, plx_status_t st);
+/* lib/engine/persist.c, for the engine: free what a persistent request
+ * holds (its schedule, saved arguments) before the object is recycled;
+ * at finalize, free every persistent request still there. */
+void plx_persist_release(struct plx_request *r);
+void plx_persist_release_all(plx_context_t ctx);
 /* Poll the transports once and move every active request; returns the
  * number of events (0: nothing moved, the caller may back off). */
 int plx_engine_progress(plx_context_t ctx);

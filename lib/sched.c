@@ -128,6 +128,7 @@ struct plx_sched {
     uint32_t seq;              /* collective sequence number (matches across ranks) */
     uint64_t tag;              /* every message of this schedule carries it */
     int state;
+    int persistent;            /* built once, run again by sched_restart */
     plx_status_t status;       /* first error; SUCCESS otherwise */
 
     sched_step_t *steps;       /* step_inline or a heap array */
@@ -204,7 +205,9 @@ static void notices_reap(plx_context_t ctx, int force)
 
 void sched_notices_release(plx_context_t ctx) { notices_reap(ctx, 1); }
 
-plx_sched_t *sched_new(plx_comm_t comm, const char *name)
+/* A schedule object ready for building; numbered: take the communicator's
+ * next sequence number now (persistent schedules take one at each start). */
+static plx_sched_t *sched_make(plx_comm_t comm, const char *name, int numbered)
 {
     void *mem = comm->ctx->spare_sched;
     if (mem)
@@ -216,8 +219,11 @@ plx_sched_t *sched_new(plx_comm_t comm, const char *name)
     memset(s, 0, offsetof(plx_sched_t, round_inline));
     s->comm = comm;
     s->name = name ? name : "collective";
-    s->seq = comm->coll_seq++;
-    s->tag = plx_tag_coll(comm, s->seq);
+    if (numbered) {
+        s->seq = comm->coll_seq++;
+        s->tag = plx_tag_coll(comm, s->seq);
+    }
+    s->persistent = !numbered;
     s->state = ST_BUILD;
     s->status = PLX_SUCCESS;
     s->steps = s->step_inline;
@@ -293,6 +299,12 @@ void sched_sign(plx_sched_t *s, const uint64_t sig[2])
     s->sig_recv = s->nsteps;
     s->sig_nrecv = k;
     for (int i = 0; i < k; i++) sched_recv(s, from[i], &s->sig_in[i], sizeof s->sig_in[i]);
+}
+
+plx_sched_t *sched_new(plx_comm_t comm, const char *name) { return sched_make(comm, name, 1); }
+plx_sched_t *sched_new_persistent(plx_comm_t comm, const char *name)
+{
+    return sched_make(comm, name, 0);
 }
 
 void *sched_alloc(plx_sched_t *s, size_t bytes)
@@ -782,6 +794,35 @@ plx_status_t sched_start(plx_sched_t *s)
     s->posted = 0;
     int moved = 0;
     advance(s, &moved);                        /* post round 0 (and run local-only rounds) */
+    return s->state == ST_DONE ? s->status : PLX_SUCCESS;
+}
+
+plx_status_t sched_seal(plx_sched_t *s)
+{
+    if (!s->persistent || s->state != ST_BUILD) {
+        plx_error("plx_%s: sealing a schedule that is not a persistent one being built (bug)", s->name);
+        return PLX_ERR_INTERNAL;
+    }
+    sched_round(s);                           /* close the last round */
+    s->state = ST_DONE;                       /* finished, as after a run: ready to restart */
+    return s->status;
+}
+
+plx_status_t sched_restart(plx_sched_t *s)
+{
+    if (!s->persistent || s->state != ST_DONE) {
+        plx_error("plx_%s: restarting a schedule that is not a finished persistent one (bug)", s->name);
+        return PLX_ERR_INTERNAL;
+    }
+    /* a new collective for the matching: the next number, as sched_new takes */
+    s->seq = s->comm->coll_seq++;
+    s->tag = plx_tag_coll(s->comm, s->seq);
+    s->status = PLX_SUCCESS;
+    s->state = ST_RUNNING;
+    s->cur = 0;
+    s->posted = 0;
+    int moved = 0;
+    advance(s, &moved);                        /* post round 0, as sched_start */
     return s->state == ST_DONE ? s->status : PLX_SUCCESS;
 }
 

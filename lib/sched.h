@@ -106,6 +106,16 @@ plx_status_t sched_status(const plx_sched_t *s);
 plx_comm_t sched_comm(const plx_sched_t *s);
 void sched_free(plx_sched_t *s);
 
+/* Persistent collectives (lib/engine/persist.c): a schedule built once and
+ * run any number of times, each run a new collective.  sched_new_persistent
+ * takes no sequence number; sched_seal ends the building (returns its
+ * status, e.g. an allocation that failed); sched_restart, on a sealed or
+ * finished one, takes the communicator's next sequence number and posts
+ * round 0 like sched_start (errors then end the run: sched_status). */
+plx_sched_t *sched_new_persistent(plx_comm_t comm, const char *name);
+plx_status_t sched_seal(plx_sched_t *s);
+plx_status_t sched_restart(plx_sched_t *s);
+
 /* For the progress engine (lib/request.c), which drives many schedules:
  * end a running schedule whose peer died or that has run `elapsed` >=
  * `limit` seconds, logging one line that names the collective, communicator,

@@ -31,6 +31,11 @@
  * alltoallv: every rank sends rank j j's share of the size, so the heavy
  * rank receives most.
  *
+ * -P, --persistent: each size's collective is made once by its plx_*_init,
+ * then every iteration is plx_start + plx_wait (what a relaunch costs: no
+ * selection, no schedule building).  Collectives without a persistent form
+ * yet (the v-forms, scan, exscan) and sendrecv run as plain calls.
+ *
  * Sizes are total bytes as in nccl-tests: the result buffer for allgather,
  * gather; the send buffer for reduce_scatter, scatter; the whole exchanged
  * buffer for alltoall; the message for the others.  The v-forms: the sum
@@ -97,6 +102,7 @@ typedef struct opts {
     int average;                /* -a: 0 rank 0's time, 1 mean over ranks, 2 min, 3 max */
     int device;                 /* --memory device: buffers in GPU memory */
     int pattern;                /* --counts (P_*) */
+    int persistent;             /* -P */
     const char *csv, *json;
 } opts_t;
 
@@ -199,6 +205,7 @@ typedef struct bench {
     void *dsbuf, *drbuf;        /* -m device: the GPU buffers the collectives run on */
     size_t *vc, *vd;            /* v-forms: each rank's block and its offset (packed) */
     size_t *vrc, *vrd;          /* alltoallv: what this rank receives from each */
+    plx_request_t preq;         /* -P: the persistent request of the current size */
 } bench_t;
 
 /* Split total elements over the ranks by --counts (see the top). */
@@ -361,9 +368,39 @@ static plx_status_t start_once(bench_t *b, int c, size_t count, plx_request_t *r
     }
 }
 
+/* Whether persist_init below has a persistent form of c. */
+static int has_persistent(int c) { return c <= C_BARRIER && c != C_SENDRECV; }
+
+/* -P: the persistent form of the collective, with start_once's arguments. */
+static plx_status_t persist_init(bench_t *b, int c, size_t count, plx_request_t *rq)
+{
+    const opts_t *o = b->o;
+    const void *sb = o->in_place ? PLX_IN_PLACE : SB(b);
+    const void *rsb = o->in_place && b->rank == o->root ? PLX_IN_PLACE : SB(b);
+    switch (c) {
+    case C_ALLREDUCE: return plx_allreduce_init(sb, RB(b), count, o->dt, o->op, b->comm, rq);
+    case C_BCAST: return plx_bcast_init(SB(b), count, o->dt, o->root, b->comm, rq);
+    case C_REDUCE: return plx_reduce_init(rsb, RB(b), count, o->dt, o->op, o->root, b->comm, rq);
+    case C_ALLGATHER: return plx_allgather_init(sb, RB(b), count, o->dt, b->comm, rq);
+    case C_REDUCE_SCATTER: return plx_reduce_scatter_init(sb, RB(b), count, o->dt, o->op, b->comm, rq);
+    case C_ALLTOALL: return plx_alltoall_init(sb, RB(b), count, o->dt, b->comm, rq);
+    case C_GATHER: return plx_gather_init(rsb, RB(b), count, o->dt, o->root, b->comm, rq);
+    case C_SCATTER:
+        return plx_scatter_init(SB(b), o->in_place && b->rank == o->root ? PLX_IN_PLACE : RB(b), count,
+                                o->dt, o->root, b->comm, rq);
+    case C_BARRIER: return plx_barrier_init(b->comm, rq);
+    default: return PLX_ERR_INVALID_ARG;
+    }
+}
+
 static plx_status_t run_once(bench_t *b, int c, size_t count)
 {
     const opts_t *o = b->o;
+    if (b->preq) {
+        /* -P: what a relaunch costs (no selection, no schedule building) */
+        plx_status_t s = plx_start(&b->preq);
+        return s != PLX_SUCCESS ? s : plx_wait(&b->preq);
+    }
     if (o->nonblocking && c == C_SENDRECV && b->size > 1) {
         /* ring exchange with both transfers in flight at once */
         int to = (b->rank + 1) % b->size, from = (b->rank - 1 + b->size) % b->size;
@@ -691,6 +728,7 @@ static int bench_coll(bench_t *b, int c, outputs_t *out)
                plx_dtype_name(o->dt), plx_op_name(o->op), o->root, o->in_place ? "in-place" : "out-of-place",
                is_v(c) ? "  counts " : "", is_v(c) ? pattern_names[o->pattern] : "",
                o->overlap ? "overlap: post, compute (idle = sleep, busy = spin) for T = t_comm, wait"
+               : o->persistent ? "persistent (init once, start + wait)"
                : o->nonblocking ? "nonblocking (i-call + wait)" : "blocking");
         if (o->overlap)
             printf("# %12s %12s %8s %6s %5s %11s %10s%s %11s %11s %7s %11s %11s %7s %8s  %s\n", "size(B)", "count",
@@ -716,6 +754,7 @@ static int bench_coll(bench_t *b, int c, outputs_t *out)
         /* -c N: N runs from fresh inputs, each result checked (-c 0: one unchecked run) */
         double wrong = 0;
         plx_status_t st;
+        if (o->persistent && has_persistent(c)) CHECK_OK(persist_init(b, c, count, &b->preq));
         for (int chk = 0; chk < (o->check > 0 ? o->check : 1); chk++) {
             fill_inputs(b, c, count);
             to_device(b, count);
@@ -818,6 +857,7 @@ static int bench_coll(bench_t *b, int c, outputs_t *out)
                         plx_dtype_name(o->dt), plx_op_name(o->op), o->root, o->in_place ? "true" : "false",
                         iters, tavg, tmin, tmax, algbw, busbw, wrong, algo, tl);
         }
+        if (b->preq) CHECK_OK(plx_request_free(&b->preq));
         if (wrong > 0) bad = 1;
         g_busbw_sum += busbw;
         g_busbw_rows++;
@@ -864,6 +904,8 @@ static const char usage_text[] =
 "                            has as much as all the others together)\n"
 "  --in-place                in place (PLX_IN_PLACE)\n"
 "  --nonblocking             the same as -z 0\n"
+"  -P, --persistent          persistent collectives: plx_*_init once per size, then\n"
+"                            plx_start + plx_wait per iteration\n"
 "  --overlap                 communication/computation overlap (implies --nonblocking)\n"
 "  --minmax                  also print the minimum and maximum time over ranks\n"
 "  --memory host|device      where the buffers live (default host; device: CUDA)\n"
@@ -961,12 +1003,13 @@ static void parse_args(int argc, char **argv, opts_t *o)
         { "csv", required_argument, NULL, OPT_CSV },
         { "json", required_argument, NULL, OPT_JSON },
         { "counts", required_argument, NULL, OPT_COUNTS },
+        { "persistent", no_argument, NULL, 'P' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     int ch;
     opterr = 0;              /* our own messages */
-    while ((ch = getopt_long(argc, argv, ":b:e:f:i:n:w:c:d:o:r:z:a:g:t:m:C:G:h", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, ":b:e:f:i:n:w:c:d:o:r:z:a:g:t:m:C:G:hP", longopts, NULL)) != -1) {
         switch (ch) {
         case 'b': o->minb = parse_bytes("-b", optarg); break;
         case 'e': o->maxb = parse_bytes("-e", optarg); break;
@@ -1039,6 +1082,7 @@ static void parse_args(int argc, char **argv, opts_t *o)
             break;
         case OPT_CSV: o->csv = optarg; break;
         case OPT_JSON: o->json = optarg; break;
+        case 'P': o->persistent = 1; break;
         case OPT_COUNTS:
             o->pattern = -1;
             for (int k = 0; k < 3; k++)

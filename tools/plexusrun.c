@@ -39,10 +39,13 @@
  *   2        bad usage (no -n, bad N, no program, program not found)
  *   125      plexusrun itself could not run the job (fork, pipe, socket...)
  * Ranks that exit 0 do not fail the job; one that fails makes plexusrun
- * stop the others (SIGTERM, SIGKILL 1 s later).  A rank that cannot exec
- * its program exits 127 (as does a shell that cannot find a command, or a
- * program whose shared libraries are missing: plexusrun says so).
- * Afterwards /dev/shm/plx-<jobid>-* is removed.
+ * stop the others (SIGTERM, SIGKILL 1 s later).  A rank that calls
+ * plx_abort(comm, C) first writes "ABORT <rank> <C>" to the pipe named by
+ * PLX_ABORT_FD: it is reported as "rank R called plx_abort with code C"
+ * and the job exits with that rank's status (C for 1..255, else 1).  A rank
+ * that cannot exec its program exits 127 (as does a shell that cannot find a
+ * command, or a program whose shared libraries are missing: plexusrun says
+ * so).  Afterwards /dev/shm/plx-<jobid>-* is removed.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -103,6 +106,7 @@ typedef struct rank {
     int status;                /* wait status once reaped */
     int signalled;             /* we sent it a signal */
     int sent_kill;             /* ... and that signal was already SIGKILL */
+    int aborted, abort_code;   /* it called plx_abort (read from the abort pipe) */
     stream_t out, err;
 } rank_t;
 
@@ -120,6 +124,7 @@ typedef struct job {
     int exit_code;             /* decided by the first failure / timeout / signal */
     int decided;
     int nrunning;
+    int abort_rd;              /* read end of the plx_abort pipe (-1: none) */
 } job_t;
 
 static void usage(FILE *f)
@@ -350,9 +355,37 @@ static void explain_exit(job_t *j, int st)
             "or not a binary for this machine)");
 }
 
+/* Read the "ABORT <rank> <code>" lines plx_abort wrote before exiting
+ * (each one write under PIPE_BUF, so lines never interleave). */
+static void read_aborts(job_t *j)
+{
+    static char buf[4096];
+    static size_t have;
+    if (j->abort_rd < 0) return;
+    for (;;) {
+        ssize_t n = read(j->abort_rd, buf + have, sizeof buf - 1 - have);
+        if (n <= 0) break;
+        have += (size_t)n;
+        char *nl;
+        while ((nl = memchr(buf, '\n', have))) {
+            *nl = '\0';
+            int r, code;
+            if (sscanf(buf, "ABORT %d %d", &r, &code) == 2 && r >= 0 && r < j->np) {
+                j->ranks[r].aborted = 1;
+                j->ranks[r].abort_code = code;
+            }
+            size_t used = (size_t)(nl + 1 - buf);
+            memmove(buf, nl + 1, have - used);
+            have -= used;
+        }
+        if (have == sizeof buf - 1) have = 0;   /* garbage without newline: drop it */
+    }
+}
+
 static void on_exit_status(job_t *j, int r, int st, int64_t now)
 {
     rank_t *k = &j->ranks[r];
+    read_aborts(j);            /* written before the rank exited: already in the pipe */
     k->running = 0;
     k->status = st;
     j->nrunning--;
@@ -362,7 +395,10 @@ static void on_exit_status(job_t *j, int r, int st, int64_t now)
      * failure to report, not our doing. */
     int by_us = k->signalled && WIFSIGNALED(st) &&
                 (WTERMSIG(st) == SIGTERM || (WTERMSIG(st) == SIGKILL && k->sent_kill));
-    if (!by_us) {
+    if (k->aborted && WIFEXITED(st)) {
+        say(j, "rank %d (pid %d) called plx_abort with code %d (exit status %d)", r, (int)k->pid,
+            k->abort_code, WEXITSTATUS(st));
+    } else if (!by_us) {
         const char *after = k->signalled ? " (after plexusrun asked it to stop)" : "";
         if (WIFSIGNALED(st))
             say(j, "rank %d (pid %d) killed by signal %d (%s)%s%s", r, (int)k->pid, WTERMSIG(st),
@@ -446,7 +482,7 @@ static int is_ours(const char *var)
     if (sim_nodes && strncmp(var, "PLX_NODE_ID=", 12) == 0) return 1;
     static const char *const ours[] = { "PLX_RANK=", "PLX_SIZE=", "PLX_BOOTSTRAP=",
         "PLX_JOB_KEY=", "PLX_JOB_ID=", "PLX_BOOTSTRAP_SERVE=", "PLX_LAUNCHER=",
-        "PLX_LOCAL_RANK=", "PLX_LOCAL_SIZE=" };
+        "PLX_LOCAL_RANK=", "PLX_LOCAL_SIZE=", "PLX_ABORT_FD=" };
     for (size_t i = 0; i < sizeof ours / sizeof *ours; i++)
         if (strncmp(var, ours[i], strlen(ours[i])) == 0) return 1;
     return 0;
@@ -632,7 +668,7 @@ int main(int argc, char **argv)
     extern char **environ;
     size_t nenv = 0;
     while (environ[nenv]) nenv++;
-    char **envp = calloc(nenv + 12, sizeof *envp);
+    char **envp = calloc(nenv + 13, sizeof *envp);
     char e_rank[32], e_size[32], e_key[96], e_id[96], e_node[48], e_lrank[48], e_lsize[48];
     if (!envp) { fprintf(stderr, "plexusrun: out of memory\n"); return EXIT_LAUNCHER; }
     size_t ne = 0;
@@ -650,6 +686,16 @@ int main(int argc, char **argv)
     envp[ne++] = e_lrank;
     envp[ne++] = e_lsize;
     if (sim_nodes) envp[ne++] = e_node;
+    /* plx_abort tells us through this pipe (the ranks inherit its write end) */
+    int abort_pipe[2] = { -1, -1 };
+    char e_abort[40];
+    j->abort_rd = -1;
+    if (pipe2(abort_pipe, O_CLOEXEC) == 0) {
+        j->abort_rd = abort_pipe[0];
+        fcntl(abort_pipe[0], F_SETFL, O_NONBLOCK);
+        snprintf(e_abort, sizeof e_abort, "PLX_ABORT_FD=%d", abort_pipe[1]);
+        envp[ne++] = e_abort;
+    }
     envp[ne] = NULL;
 
     static bind_plan_t plan;
@@ -701,6 +747,7 @@ int main(int argc, char **argv)
                 ssize_t w = write(2, msg, (size_t)n);
                 (void)w;
             }
+            if (abort_pipe[1] >= 0) fcntl(abort_pipe[1], F_SETFD, 0);   /* keep it across exec */
             execve(path, pargv, envp);
             char msg[512];
             int n = snprintf(msg, sizeof msg, "plexusrun: rank %d: cannot run %s: %s\n", r, path,

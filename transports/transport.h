@@ -126,6 +126,14 @@ typedef struct plx_tl_ops {
     /* Optional, the other direction (process_vm_writev): len bytes at src
      * to address addr of peer's memory; same answers as peer_read. */
     plx_status_t (*peer_write)(void *tl, int peer, uint64_t addr, const void *src, size_t len);
+    /* Optional (NULL: the core answers PLX_ERR_NOT_SUPPORTED to probes of
+     * the peers this transport serves): the oldest message from world rank
+     * peer that arrived and is not yet received (unexpected) and whose tag
+     * equals `tag` in the bits set in `mask`, without taking it.  Returns
+     * 1 with its full tag in *tag_out and its length in *bytes, else 0.
+     * (plx_iprobe / plx_probe; the caller polls progress first.) */
+    int (*probe)(void *tl, int peer, uint64_t tag, uint64_t mask, uint64_t *tag_out,
+                 size_t *bytes);
 
     /* Release everything; collective-free (must not wait for peers). */
     void (*finalize)(void *tl);

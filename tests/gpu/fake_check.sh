@@ -116,6 +116,11 @@ expect "plx_perf --memory device, 2 ranks staged" 0 "through staged/shm.*slower"
     "$RUN" -n 2 "$PERF" --memory device --coll allreduce -b 8 -e 1M -f 32 -w 1 -n 3
 expect "PLX_CUDA=1 without a device: plx_init fails" 1 "PLX_CUDA=1 but no CUDA device" \
     env PLX_CUDA=1 FAKE_CUDA_NODEV=1 "$PERF" --coll allreduce -b 8 -e 8 -n 1
+# persistent collectives on device buffers (each start takes the device path again)
+expect "plx_perf -m device -P, 3 ranks through NCCL, every collective" 0 "all results correct" \
+    env FAKE_CUDA_GPU_PER_RANK=1 "$RUN" -n 3 "$PERF" --memory device -P -c all -b 8 -e 64K -f 64 -w 1 -n 3
+expect "plx_perf -m device -P, 2 ranks staged, every collective" 0 "all results correct" \
+    "$RUN" -n 2 "$PERF" --memory device -P -c all -b 8 -e 64K -f 64 -w 1 -n 3
 
 if [ "$fails" -eq 0 ]; then
     echo "fake_check.sh: PASS"

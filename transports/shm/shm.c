@@ -373,6 +373,24 @@ static int shm_progress(void *tlp)
     return ev;
 }
 
+/* ---- probe -------------------------------------------------------------- */
+
+/* The oldest unexpected message from peer matching tag under mask: what
+ * shm_irecv would take first (plx_iprobe). */
+static int shm_probe(void *tlp, int peer, uint64_t tag, uint64_t mask, uint64_t *tag_out,
+                     size_t *bytes)
+{
+    shm_tl_t *t = tlp;
+    if (!t || !shm_reachable(t, peer)) return 0;
+    for (shm_unexp_t *u = t->peers[t->local_of[peer]].unexp.head; u; u = u->next) {
+        if ((u->tag & mask) != (tag & mask)) continue;
+        *tag_out = u->tag;
+        *bytes = (size_t)u->len;
+        return 1;
+    }
+    return 0;
+}
+
 /* ---- cancel / peer status ---------------------------------------------- */
 
 static void shm_cancel(void *tlp, plx_tl_req_t *req)
@@ -653,5 +671,6 @@ const plx_tl_ops_t plx_tl_shm_ops = {
     .coll_window = shm_coll_window,
     .peer_read = shm_peer_read,
     .peer_write = shm_peer_write,
+    .probe = shm_probe,
     .finalize = shm_finalize,
 };

@@ -885,6 +885,23 @@ static plx_status_t ucx_irecv(void *tlp, int peer, uint64_t tag, void *buf, size
     return PLX_SUCCESS;
 }
 
+/* The oldest unexpected message from peer matching tag under mask: what
+ * ucx_irecv would take first (plx_iprobe).  Messages still waiting for an
+ * earlier one (early queue) are not yet in order, so not reported. */
+static int ucx_probe(void *tlp, int peer, uint64_t tag, uint64_t mask, uint64_t *tag_out,
+                     size_t *bytes)
+{
+    ucx_tl_t *t = tlp;
+    if (!t || !ucx_reachable(t, peer)) return 0;
+    for (ucx_msg_t *m = t->peers[peer].unexp.head; m; m = m->next) {
+        if ((m->tag & mask) != (tag & mask)) continue;
+        *tag_out = m->tag;
+        *bytes = (size_t)m->len;
+        return 1;
+    }
+    return 0;
+}
+
 /* ---- progress ------------------------------------------------------------------------ */
 
 static int ucx_progress(void *tlp)
@@ -1306,5 +1323,6 @@ const plx_tl_ops_t plx_tl_ucx_ops = {
     .progress = ucx_progress,
     .cancel = ucx_cancel,
     .peer_status = ucx_peer_status,
+    .probe = ucx_probe,
     .finalize = ucx_finalize,
 };
