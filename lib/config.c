@@ -39,6 +39,8 @@ const plx_env_var_t plx_env_vars[] = {
     { "PLX_SHM_STAGE_BYTES", "512K", "shm: one staging chunk (two per ordered pair) for large messages when CMA is refused (4K-256M)" },
     { "PLX_CUDA", "auto", "auto|0|1 - device (GPU) buffers: auto uses a CUDA device when one is usable; 0 never (no CUDA call at all); 1 makes plx_init fail without one" },
     { "PLX_NCCL", "auto", "auto|0|p2p - collectives on device buffers: auto through NCCL where every rank has a GPU of its own (else staged through pinned host memory); 0 always staged; p2p composes alltoall/gather/scatter from NCCL send/recv (testing)" },
+    { "PLX_MPI", "1", "libplexus-mpi (the MPI drop-in layer): 0 passes every MPI call to the MPI unchanged and does not start Plexus; 1 routes collectives to Plexus" },
+    { "PLX_MPI_COLLS", "(the table)", "libplexus-mpi: comma list of collectives sent to Plexus at every size (barrier,bcast,reduce,allreduce,allgather,reduce_scatter,alltoall,gather,scatter), or all, or none; unset: the measured table of lib/mpi/policy.c" },
     { NULL, NULL, NULL }
 };
 
