@@ -15,11 +15,10 @@ static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
     plx_op_t pop;
     pm_why_t why = pm_map_reduction(dt, op, &pdt, &pop);
     long size = pm_type_size(dt);
-    if (count < 0 || size < 0 || root < 0 || root >= c.m->size) why = PM_WHY_ARGS;
+    if (count < 0 || size < 0 || root < 0 || root >= c.size) why = PM_WHY_ARGS;
     size_t bytes = why == PM_WHY_ARGS ? 0 : (size_t)count * (size_t)size;
     if (!pm_call_route(&c, why, bytes)) return PM_FALL;
-    int rank = 0;
-    plx_comm_rank(c.m->pc, &rank);
+    int rank = c.rank;
     plx_request_t preq = NULL;
     plx_status_t st = plx_ireduce(pm_in_place(sbuf), rank == root ? rbuf : NULL, (size_t)count,
                                   pdt, pop, root, c.m->pc, &preq);
@@ -86,11 +85,11 @@ static int reduce_scatter(const void *sbuf, void *rbuf, int recvcount, const int
     long size = pm_type_size(dt);
     if (recvcounts) {
         recvcount = recvcounts[0];
-        for (int i = 1; i < c.m->size; i++)
+        for (int i = 1; i < c.size; i++)
             if (recvcounts[i] != recvcount && why == PM_TO_PLEXUS) why = PM_WHY_COUNTS;
     }
     if (recvcount < 0 || size < 0) why = PM_WHY_ARGS;
-    size_t bytes = why == PM_WHY_ARGS ? 0 : (size_t)recvcount * (size_t)size * (size_t)c.m->size;
+    size_t bytes = why == PM_WHY_ARGS ? 0 : (size_t)recvcount * (size_t)size * (size_t)c.size;
     if (!pm_call_route(&c, why, bytes)) return PM_FALL;
     plx_request_t preq = NULL;
     plx_status_t st = plx_ireduce_scatter(pm_in_place(sbuf), rbuf, (size_t)recvcount, pdt, pop,
