@@ -95,11 +95,15 @@ build_suite() {       # MPI MPICC MPIEXEC -> $work/MPI/coll built
     rm -rf "$dir"
     cp -a "$src/test/mpi" "$dir"
     log "configuring the suite for $mpi ($cc)"
-    (cd "$dir" && ./configure --disable-maintainer-mode MPICC="$cc" MPIEXEC="$exe" \
+    # Open MPI 4 hides the MPI-1 calls removed in MPI-3 (which the suite's
+    # datatype pool still uses) behind static asserts; its library keeps them
+    local cppflags=""
+    [ "$mpi" = openmpi ] && cppflags="-DOMPI_OMIT_MPI1_COMPAT_DECLS=0"
+    (cd "$dir" && ./configure --disable-maintainer-mode MPICC="$cc" MPIEXEC="$exe" CPPFLAGS="$cppflags" \
         --disable-fortran --disable-cxx --disable-romio --disable-spawn --disable-ft-tests \
         >configure.log 2>&1) || { log "configure of the suite failed for $mpi: $dir/configure.log"; return 1; }
     log "building util, dtpools and coll for $mpi"
-    (cd "$dir" && make -j2 -C util >make.log 2>&1 && make -j2 -C dtpools >>make.log 2>&1 &&
+    (cd "$dir" && make -k -j2 -C util >make.log 2>&1; make -k -j2 -C dtpools >>make.log 2>&1;
         make -k -j2 -C coll >>make.log 2>&1)
     # a test that does not compile under this MPI fails as such in runtests
     touch "$dir/.built"
