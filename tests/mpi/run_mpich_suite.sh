@@ -49,7 +49,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export MPITEST_TIMEOUT=${MPITEST_TIMEOUT:-180}
 mkdir -p "$work/results"
 # the libraries as they are now: a rebuild during the (long) run changes nothing
-libs=$work/lib
+libs=$work/lib-$want_mpi   # one per concurrent run
 rm -rf "$libs" && mkdir -p "$libs" &&
     cp -a "$top_builddir"/.libs/libplexus.so* "$top_builddir"/.libs/libplexus-mpi-*.so* "$libs"/ 2>/dev/null
 log() { printf '%s\n' "$*" >&2; }
