@@ -10,7 +10,10 @@
 #                                [--work DIR] [--tests FILE] [--colls LIST]
 #
 #   --mpi      which MPI (default: every one the layer was built for)
-#   --mode     plain MPI, through the layer, or both (default both)
+#   --mode     plain MPI, through the layer, or both (default both);
+#              "failures": through the layer, then plain MPI only on the
+#              tests that failed through it (to tell the layer's failures
+#              from the MPI's own; much shorter on a small machine)
 #   --work     where the sources are unpacked, built and run (default
 #              $PLX_SUITE_DIR or /tmp/plexus-mpich-suite; reused by later runs)
 #   --tests    a testlist of one's own (lines "name nprocs [args]") instead of
@@ -43,7 +46,7 @@ while [ $# -gt 0 ]; do
     *) echo "run_mpich_suite: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
-case "$mode" in plain|layer|both) ;; *) echo "run_mpich_suite: --mode plain|layer|both" >&2; exit 2 ;; esac
+case "$mode" in plain|layer|both|failures) ;; *) echo "run_mpich_suite: --mode plain|layer|both|failures" >&2; exit 2 ;; esac
 unset PLX_RANK PLX_SIZE PLX_BOOTSTRAP PLX_JOB_KEY PLX_JOB_ID PLX_LAUNCHER PLX_MPI PLX_MPI_COLLS
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export MPITEST_TIMEOUT=${MPITEST_TIMEOUT:-180}
@@ -133,10 +136,11 @@ launcher() {          # MPI MODE -> path of a wrapper "mpiexec -n N prog args"
     echo "$w"
 }
 
-run_suite() {         # MPI MODE
+run_suite() {         # MPI MODE [TESTLIST]
     local mpi=$1 m=$2 dir=$work/$1 tap=$work/results/$1-$2.tap
     local list=testlist
     [ -n "$tests_file" ] && list=$tests_file
+    [ -n "${3:-}" ] && list=$3
     local w
     w=$(launcher "$mpi" "$m")
     log "running coll/$list under $mpi ($m) -> $tap"
@@ -153,8 +157,23 @@ for mpi in openmpi mpich; do
     command -v "mpirun.$mpi" >/dev/null || { log "SKIP $mpi: no mpirun.$mpi"; continue; }
     build_suite "$mpi" "$cc" "mpirun.$mpi" || continue
     ran=1
-    [ "$mode" = layer ] || run_suite "$mpi" plain
-    [ "$mode" = plain ] || run_suite "$mpi" layer
+    case "$mode" in
+    plain) run_suite "$mpi" plain ;;
+    layer) run_suite "$mpi" layer ;;
+    both) run_suite "$mpi" plain; run_suite "$mpi" layer ;;
+    failures)
+        run_suite "$mpi" layer
+        # "not ok N - ./name np" -> testlist lines "name np" (arguments kept
+        # from the testlist the layer run used)
+        failed_list=$work/$mpi/coll/testlist.layer-failures
+        : >"$failed_list"
+        grep '^not ok' "$work/results/$mpi-layer.tap" | sed 's/^not ok [0-9]* - //; s/ *#.*//; s|^\./||' |
+        while read -r name np; do
+            grep -E "^$name +$np( |\$)" "${tests_file:-$work/$mpi/coll/testlist}" | head -1
+        done >"$failed_list"
+        if [ -s "$failed_list" ]; then run_suite "$mpi" plain "$failed_list"
+        else log "  no failure through the layer: plain MPI not rerun"; rm -f "$work/results/$mpi-plain.tap"; fi ;;
+    esac
 done
 [ $ran -eq 1 ] || skip "no MPI to run the suite under"
 
