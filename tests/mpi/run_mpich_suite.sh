@@ -19,6 +19,7 @@
 #   --tests    a testlist of one's own (lines "name nprocs [args]") instead of
 #              coll/testlist, e.g. to rerun a few tests
 #   --colls    PLX_MPI_COLLS for the layer runs (default all)
+#   --summary  only print the summary of the results already in WORK
 #
 # The sources come from `apt-get source mpich` (needs a deb-src line: added
 # by this script when run as root, mirroring the existing deb line, else the
@@ -34,7 +35,7 @@ top_builddir=${top_builddir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 cfg=$top_builddir/plx_config.h
 work=${PLX_SUITE_DIR:-/tmp/plexus-mpich-suite}
-want_mpi=both mode=both tests_file="" colls=all
+want_mpi=both mode=both tests_file="" colls=all summary_only=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --mpi) want_mpi=$2; shift 2 ;;
@@ -42,6 +43,7 @@ while [ $# -gt 0 ]; do
     --work) work=$2; shift 2 ;;
     --tests) tests_file=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
     --colls) colls=$2; shift 2 ;;
+    --summary) summary_only=1; shift ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_mpich_suite: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -149,8 +151,9 @@ run_suite() {         # MPI MODE [TESTLIST]
     log "  $(grep -c '^ok .*# SKIP' "$tap") skipped, $(grep '^ok' "$tap" | grep -vc '# SKIP') passed, $(grep -c '^not ok' "$tap") failed"
 }
 
-ran=0
+ran=$summary_only
 for mpi in openmpi mpich; do
+    [ $summary_only = 1 ] && break
     [ "$want_mpi" = both ] || [ "$want_mpi" = "$mpi" ] || continue
     case " $layers " in *" $mpi "*) ;; *) log "SKIP $mpi: libplexus-mpi-$mpi not built"; continue ;; esac
     cc=$(sed -n "s/^#define PLX_MPICC_$(echo $mpi | tr a-z A-Z) \"\(.*\)\"$/\1/p" "$cfg")
@@ -192,7 +195,7 @@ summarize() {
         done
         # test key "prog np" -> pass|FAIL|skip
         awk -v P="$p" -v L="$l" '
-            function key(line,   s) { s = line; sub(/^(not )?ok [0-9]+ - /, "", s); sub(/ +#.*/, "", s); sub(/^\.\//, "", s); return s }
+            function key(line,   s) { s = line; sub(/^(not )?ok [0-9]* *- /, "", s); sub(/ +#.*/, "", s); sub(/^\.\//, "", s); return s }
             function res(line) { return line ~ /^not ok/ ? "FAIL" : (line ~ /# SKIP/ ? "skip" : "pass") }
             FILENAME == P && /^(not )?ok / { k = key($0); plain[k] = res($0); if (!(k in seen)) { seen[k] = 1; order[n++] = k } }
             FILENAME == L && /^(not )?ok / { k = key($0); layer[k] = res($0); if (!(k in seen)) { seen[k] = 1; order[n++] = k } }
