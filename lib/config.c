@@ -82,6 +82,10 @@ const plx_env_var_t plx_env_vars[] = {
       PLX_ENV_CHOICE, 0, 0, "auto|0|p2p" },
     { "PLX_DIRECT_PIECE", "128K", "node-local single-copy collectives ('direct' in the selector): bytes read from a peer and reduced in one step (4K-64M); small enough to stay in L2 and to keep one progress pass short",
       PLX_ENV_SIZE, 4 << 10, 64 << 20, NULL, PLX_CFG(direct_piece) },
+    { "PLX_MPI", "1", "libplexus-mpi (the MPI drop-in layer): 0 passes every MPI call to the MPI unchanged and does not start Plexus; 1 routes collectives to Plexus",
+      PLX_ENV_CHOICE, 0, 0, "0|1" },
+    { "PLX_MPI_COLLS", "(the table)", "libplexus-mpi: comma list of collectives sent to Plexus at every size (barrier,bcast,reduce,allreduce,allgather,reduce_scatter,alltoall,gather,scatter), or all, or none; unset: the measured table of lib/mpi/policy.c (checked by the layer at MPI_Init)",
+      PLX_ENV_UNCHECKED },
     { NULL, NULL, NULL }
 };
 #pragma GCC diagnostic pop

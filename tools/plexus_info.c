@@ -62,6 +62,12 @@ static void print_version(void)
            "no"
 #endif
     );
+    /* libplexus-mpi: one library per MPI (configure's summary says why one is missing) */
+    const char *layers = PLX_MPI_LAYERS;
+    printf("mpi layer: %s%s\n", *layers ? "built for " : "not built", layers);
+    if (*layers)
+        printf("mpi layer: libplexus-mpi-<mpi>.so, pkg-config plexus-mpi-<mpi> (preload: "
+               "pkg-config --variable=preload plexus-mpi-<mpi>)\n");
     /* GPU buffers: what was built and whether a device is usable right now
      * (a machine without a GPU or driver answers no; the library still runs) */
     char dev[320];

@@ -15,17 +15,18 @@
 #include "layer.h"
 
 #include <sched.h>
-#include <string.h>
 
 int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm)
 {
-    memset(c, 0, sizeof *c);
     c->coll = coll;
     c->comm = comm;
+    c->m = NULL;
+    c->nstage = 0;
     if (!pm.active) return 0;
     pm_progress();
-    c->m = pm_mirror_get(comm);
-    if (!c->m) {
+    int inter = 1;
+    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+        PMPI_Comm_size(comm, &c->size) != MPI_SUCCESS || PMPI_Comm_rank(comm, &c->rank) != MPI_SUCCESS) {
         pm_count(coll, PM_WHY_COMM, 0);
         return 0;
     }
@@ -34,12 +35,10 @@ int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm)
 
 int pm_call_route(pm_call_t *c, pm_why_t why, size_t bytes)
 {
-    if (why == PM_TO_PLEXUS) why = pm_policy_route(c->coll, bytes, c->m->size);
+    if (why == PM_TO_PLEXUS) why = pm_policy_route(c->coll, bytes, c->size);
+    if (why == PM_TO_PLEXUS && !(c->m = pm_mirror_get(c->comm))) why = PM_WHY_COMM;
     pm_count(c->coll, why, bytes);
-    if (why == PM_TO_PLEXUS) return 1;
-    pm_mirror_unref(c->m);
-    c->m = NULL;
-    return 0;
+    return why == PM_TO_PLEXUS;
 }
 
 int pm_call_abandon(pm_call_t *c, int mpi_code)

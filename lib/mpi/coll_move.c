@@ -25,7 +25,7 @@ static int all_to_all(pm_coll_t coll, const void *sbuf, int scount, MPI_Datatype
 {
     pm_call_t c;
     if (!pm_call_begin(&c, coll, comm)) return PM_FALL;
-    int n = c.m->size, in_place = sbuf == MPI_IN_PLACE;
+    int n = c.size, in_place = sbuf == MPI_IN_PLACE;
     long per = span(rcount, rtype);
     if (per < 0 || (!in_place && span(scount, stype) < 0)) {
         pm_call_route(&c, PM_WHY_ARGS, 0);
@@ -97,8 +97,7 @@ static int rooted(int scatter, const void *sbuf, int scount, MPI_Datatype stype,
 {
     pm_call_t c;
     if (!pm_call_begin(&c, scatter ? PM_SCATTER : PM_GATHER, comm)) return PM_FALL;
-    int n = c.m->size, rank = 0;
-    plx_comm_rank(c.m->pc, &rank);
+    int n = c.size, rank = c.rank;
     int is_root = rank == root;
     /* the root's many-block side, and the one block every rank has */
     const void *mbuf = scatter ? sbuf : rbuf;

@@ -15,11 +15,10 @@ static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
     plx_op_t pop;
     pm_why_t why = pm_map_reduction(dt, op, &pdt, &pop);
     long size = pm_type_size(dt);
-    if (count < 0 || size < 0 || root < 0 || root >= c.m->size) why = PM_WHY_ARGS;
+    if (count < 0 || size < 0 || root < 0 || root >= c.size) why = PM_WHY_ARGS;
     size_t bytes = why == PM_WHY_ARGS ? 0 : (size_t)count * (size_t)size;
     if (!pm_call_route(&c, why, bytes)) return PM_FALL;
-    int rank = 0;
-    plx_comm_rank(c.m->pc, &rank);
+    int rank = c.rank;
     plx_request_t preq = NULL;
     plx_status_t st = plx_ireduce(pm_in_place(sbuf), rank == root ? rbuf : NULL, (size_t)count,
                                   pdt, pop, root, c.m->pc, &preq);
@@ -74,9 +73,10 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                          : rc;
 }
 
-/* recvcounts NULL: the _block form with recvcount */
-static int reduce_scatter(const void *sbuf, void *rbuf, int recvcount, const int *recvcounts,
-                          MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *mreq)
+/* block: the _block form with recvcount, else recvcounts (equal counts only) */
+static int reduce_scatter(const void *sbuf, void *rbuf, int block, int recvcount,
+                          const int *recvcounts, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                          MPI_Request *mreq)
 {
     pm_call_t c;
     if (!pm_call_begin(&c, PM_REDUCE_SCATTER, comm)) return PM_FALL;
@@ -84,13 +84,15 @@ static int reduce_scatter(const void *sbuf, void *rbuf, int recvcount, const int
     plx_op_t pop;
     pm_why_t why = pm_map_reduction(dt, op, &pdt, &pop);
     long size = pm_type_size(dt);
-    if (recvcounts) {
+    if (!block && !recvcounts) {
+        recvcount = -1;                 /* MPI reports it */
+    } else if (!block) {
         recvcount = recvcounts[0];
-        for (int i = 1; i < c.m->size; i++)
+        for (int i = 1; i < c.size; i++)
             if (recvcounts[i] != recvcount && why == PM_TO_PLEXUS) why = PM_WHY_COUNTS;
     }
     if (recvcount < 0 || size < 0) why = PM_WHY_ARGS;
-    size_t bytes = why == PM_WHY_ARGS ? 0 : (size_t)recvcount * (size_t)size * (size_t)c.m->size;
+    size_t bytes = why == PM_WHY_ARGS ? 0 : (size_t)recvcount * (size_t)size * (size_t)c.size;
     if (!pm_call_route(&c, why, bytes)) return PM_FALL;
     plx_request_t preq = NULL;
     plx_status_t st = plx_ireduce_scatter(pm_in_place(sbuf), rbuf, (size_t)recvcount, pdt, pop,
@@ -101,7 +103,7 @@ static int reduce_scatter(const void *sbuf, void *rbuf, int recvcount, const int
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc = reduce_scatter(sendbuf, recvbuf, recvcount, NULL, datatype, op, comm, NULL);
+    int rc = reduce_scatter(sendbuf, recvbuf, 1, recvcount, NULL, datatype, op, comm, NULL);
     return rc == PM_FALL ? PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm)
                          : rc;
 }
@@ -110,7 +112,7 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                               MPI_Request *request)
 {
-    int rc = reduce_scatter(sendbuf, recvbuf, recvcount, NULL, datatype, op, comm, request);
+    int rc = reduce_scatter(sendbuf, recvbuf, 1, recvcount, NULL, datatype, op, comm, request);
     return rc == PM_FALL ? PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op,
                                                       comm, request)
                          : rc;
@@ -119,7 +121,7 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc = reduce_scatter(sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, NULL);
+    int rc = reduce_scatter(sendbuf, recvbuf, 0, 0, recvcounts, datatype, op, comm, NULL);
     return rc == PM_FALL ? PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm)
                          : rc;
 }
@@ -127,7 +129,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = reduce_scatter(sendbuf, recvbuf, 0, recvcounts, datatype, op, comm, request);
+    int rc = reduce_scatter(sendbuf, recvbuf, 0, 0, recvcounts, datatype, op, comm, request);
     return rc == PM_FALL ? PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm,
                                                 request)
                          : rc;

@@ -33,14 +33,13 @@ static int bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
     pm_call_t c;
     if (!pm_call_begin(&c, PM_BCAST, comm)) return PM_FALL;
     long size = pm_type_size(dt);
-    if (count < 0 || size < 0 || root < 0 || root >= c.m->size) {
+    if (count < 0 || size < 0 || root < 0 || root >= c.size) {
         pm_call_route(&c, PM_WHY_ARGS, 0);
         return PM_FALL;
     }
     size_t bytes = (size_t)count * (size_t)size;
     if (!pm_call_route(&c, PM_TO_PLEXUS, bytes)) return PM_FALL;
-    int rank = 0;
-    plx_comm_rank(c.m->pc, &rank);
+    int rank = c.rank;
     void *p;
     int rc = pm_stage_open(&c.stage[c.nstage++], buf, count, 1, dt, rank == root, rank != root, &p);
     if (rc != MPI_SUCCESS) return pm_call_abandon(&c, rc);

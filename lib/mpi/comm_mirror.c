@@ -20,8 +20,8 @@
  * something else (MPI_Comm_create_group, MPI_Intercomm_merge, spawn,
  * MPI_Comm_idup), get no twin: their collectives stay with MPI.
  *
- * A twin is freed when the MPI communicator is freed and no routed request
- * on it is still in flight (refs).
+ * A twin is freed when the MPI communicator is freed and no routed call
+ * or request on it is still in flight (refs).
  */
 #include "layer.h"
 
@@ -44,12 +44,10 @@ static void unlink_mirror_locked(pm_mirror_t *m)
 
 void pm_mirror_unref(pm_mirror_t *m)
 {
-    if (!m) return;
+    if (!m || atomic_fetch_sub(&m->refs, 1) != 1) return;
     pthread_mutex_lock(&lock);
-    int last = --m->refs == 0;
-    if (last) unlink_mirror_locked(m);
+    unlink_mirror_locked(m);
     pthread_mutex_unlock(&lock);
-    if (!last) return;
     if (!m->is_world && m->pc && pm.ctx) plx_comm_free(&m->pc);
     free(m);
 }
@@ -71,7 +69,7 @@ static int attach(MPI_Comm comm, plx_comm_t pc, int is_world)
     if (!m) return MPI_ERR_NO_MEM;
     m->pc = pc;
     m->is_world = is_world;
-    m->refs = 1;
+    atomic_init(&m->refs, 1);
     plx_comm_size(pc, &m->size);
     pthread_mutex_lock(&lock);
     m->next = all;
@@ -98,9 +96,8 @@ pm_mirror_t *pm_mirror_get(MPI_Comm comm)
     int flag = 0;
     if (PMPI_Comm_get_attr(comm, keyval, &v, &flag) != MPI_SUCCESS || !flag || !v) return NULL;
     pm_mirror_t *m = v;
-    pthread_mutex_lock(&lock);
-    m->refs++;
-    pthread_mutex_unlock(&lock);
+    /* the attribute's own reference keeps m alive while comm exists */
+    atomic_fetch_add(&m->refs, 1);
     return m;
 }
 

@@ -24,6 +24,7 @@
 #include <mpi.h>
 #include <plexus.h>
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 /* The collectives the layer can route (one routing row and one counter
@@ -86,7 +87,7 @@ typedef struct pm_mirror {
     plx_comm_t pc;
     int size;
     int is_world;           /* the context's world communicator: never freed by the layer */
-    int refs;               /* the attribute's, plus one per request in flight */
+    _Atomic int refs;       /* the attribute's, plus one per call or request using it */
     int mpi_freed;          /* the MPI communicator is gone (no error handler to call) */
     struct pm_mirror *next;
 } pm_mirror_t;
@@ -133,14 +134,17 @@ int pm_raise(MPI_Comm comm, plx_status_t st);
 typedef struct pm_call {
     pm_coll_t coll;
     MPI_Comm comm;
-    pm_mirror_t *m;
+    int size, rank;         /* of comm (MPI's answer: the twin has the same ranks) */
+    pm_mirror_t *m;         /* the twin, once routed */
     pm_stage_t stage[2];
     int nstage;
 } pm_call_t;
-/* Look up the twin; counts and returns 0 when the call must stay with MPI. */
+/* 0 when the call must stay with MPI at once (layer off, intercommunicator:
+ * counted); else fills size and rank. */
 int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm);
-/* Decide by size (and a prior reason); counts; 0 means fall through (the
- * call is released). */
+/* Decide from a prior reason, the routing table and the twin (looked up
+ * last: the cheap tests first keep fall-through calls cheap); counts;
+ * 1 with c->m set, or 0: fall through. */
 int pm_call_route(pm_call_t *c, pm_why_t why, size_t bytes);
 /* After plx_i*: blocking (mreq NULL) waits, nonblocking makes *mreq.  Any
  * failure goes to the communicator's error handler.  Returns an MPI code. */

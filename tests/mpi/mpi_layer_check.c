@@ -20,12 +20,15 @@
  *      create) with collectives on each, one nonblocking collective in
  *      flight across a communicator's creation;
  *   5. with PLX_MPI_COLLS=all (everything routed): a Plexus argument error
- *      reaches an MPI_ERRORS_RETURN handler as MPI_ERR_ARG with Plexus' text.
+ *      reaches an MPI_ERRORS_RETURN handler as MPI_ERR_ARG with Plexus' text;
+ *   6. under MPI_THREAD_MULTIPLE: two threads at once, each with its own
+ *      communicator, blocking and nonblocking collectives and waits.
  * The script checks the PLX_LOG=info summary that these calls went where
  * they should.
  */
 #include <mpi.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,6 +401,53 @@ static void error_path(void)
     MPI_Comm_free(&c);
 }
 
+typedef struct thread_arg {
+    MPI_Comm comm;
+    int id, fails;
+} thread_arg_t;
+
+static void *thread_body(void *p)
+{
+    thread_arg_t *t = p;
+    int n, me;
+    MPI_Comm_size(t->comm, &n);
+    MPI_Comm_rank(t->comm, &me);
+    for (int it = 0; it < 200; it++) {
+        int v[64], out[64], bc[16];
+        for (int i = 0; i < 64; i++) v[i] = val(me + t->id, i + it);
+        for (int i = 0; i < 16; i++) bc[i] = me == it % n ? it + t->id + i : -1;
+        MPI_Request rq;
+        MPI_Ibcast(bc, 16, MPI_INT, it % n, t->comm, &rq);
+        MPI_Allreduce(v, out, 64, MPI_INT, MPI_SUM, t->comm);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        for (int i = 0; i < 64; i++) {
+            int want = 0;
+            for (int r = 0; r < n; r++) want += val(r + t->id, i + it);
+            if (out[i] != want) t->fails++;
+        }
+        for (int i = 0; i < 16; i++)
+            if (bc[i] != it + t->id + i) t->fails++;
+    }
+    return NULL;
+}
+
+static void threads(void)
+{
+    thread_arg_t t[2];
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++) {
+        t[i].id = i;
+        t[i].fails = 0;
+        MPI_Comm_dup(MPI_COMM_WORLD, &t[i].comm);       /* from this thread: creation is collective */
+    }
+    for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, thread_body, &t[i]);
+    for (int i = 0; i < 2; i++) {
+        pthread_join(th[i], NULL);
+        CHECK(t[i].fails == 0, "thread %d: %d wrong results", i, t[i].fails);
+        MPI_Comm_free(&t[i].comm);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int provided = -1;
@@ -419,6 +469,8 @@ int main(int argc, char **argv)
     nonblocking_mixed();
     comm_loop();
     if (all_routed) error_path();
+    if (provided == MPI_THREAD_MULTIPLE) threads();
+    else if (rank == 0) printf("mpi_layer_check: MPI_THREAD_MULTIPLE not provided: no threads part\n");
 
     int all_fails = 0;
     MPI_Allreduce(&fails, &all_fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

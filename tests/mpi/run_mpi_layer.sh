@@ -13,6 +13,8 @@
 #      checked, the summary shows routed and size-rule calls;
 #   3. PLX_MPI=0: plain MPI through the layer, no summary;
 #   4. PLX_MPI_COLLS=bogus: MPI_Init fails naming the variable and value.
+# Parts 1-3 include two threads running collectives at once
+# (MPI_THREAD_MULTIPLE, which both Debian MPIs provide).
 # An MPI whose layer was not built, or whose mpirun is missing, is skipped
 # with the reason; the test is skipped (77) when no MPI is left.
 set -u
@@ -76,8 +78,8 @@ for mpi in openmpi mpich; do
     if ! command -v "mpirun.$mpi" >/dev/null; then echo "SKIP $mpi: no mpirun.$mpi"; continue; fi
     ran=1
     src=$top_srcdir/tests/mpi/mpi_layer_check.c
-    if ! "$mpicc" -O1 -Wall "$src" -L"$libs" -lplexus-mpi-$mpi -o "$tmp/linked_$mpi" >"$tmp/cc" 2>&1 ||
-       ! "$mpicc" -O1 -Wall "$src" -o "$tmp/plain_$mpi" >>"$tmp/cc" 2>&1; then
+    if ! "$mpicc" -O1 -Wall -pthread "$src" -L"$libs" -lplexus-mpi-$mpi -o "$tmp/linked_$mpi" >"$tmp/cc" 2>&1 ||
+       ! "$mpicc" -O1 -Wall -pthread "$src" -o "$tmp/plain_$mpi" >>"$tmp/cc" 2>&1; then
         cat "$tmp/cc"; echo "  FAIL: $mpi: cannot build mpi_layer_check"; fail=1; continue
     fi
 
