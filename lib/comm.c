@@ -281,9 +281,10 @@ plx_status_t plx_comm_free(plx_comm_t *comm)
     plx_ctx_unlock(ctx);
 
     /* the id returns to the pool only once nobody reads our slot window */
-    int drained = plx_slots_drain(c, ctx->cfg.timeout_s) == 0;
+    int drained = plx_slots_drain(c, ctx->cfg.timeout_s) == 0 && plx_direct_drained(c);
     plx_ctx_lock(ctx);
-    uint64_t last = plx_slots_last_seq(c);
+    uint64_t last = plx_slots_last_seq(c), dlast = plx_direct_last_seq(c);
+    if (dlast > last) last = dlast;
     if (last > ctx->slots_seq_hwm) ctx->slots_seq_hwm = last;
     if (drained) ids_set(ctx, c->id, 0);
     else plx_warn("plx_comm_free: comm %u: a member never finished its last node-local collective; "

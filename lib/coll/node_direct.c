@@ -2,8 +2,9 @@
  * lib/coll/node_direct.c — node-local single-copy collectives ("direct").
  *
  * Control area of one rank on one communicator: window 16 + comm id of the
- * transport's collective windows (raw shared memory, zeroed at start; ids
- * are never reused within a context):
+ * transport's collective windows (raw shared memory, zeroed at start; a
+ * reused id starts numbering above every number its members ever wrote,
+ * see setup):
  *
  *   offset   0  header: seq, addr[3] (input, output, scratch), signature
  *   offset 256  done: the last sequence this rank finished reading and
@@ -201,7 +202,11 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
     }
     if (nd->me < 0) goto no;
     nd->n = n;
-    nd->next_seq = 1;
+    /* A reused id finds its window holding an earlier comm's numbers: the
+     * members agreed on a base above every number they ever wrote
+     * (lib/comm.c), so no stale seq, done or failed mark passes for a new one. */
+    nd->next_seq = comm->slots_seq_base + 1;
+    nd->local_done = comm->slots_seq_base;
     return nd;
 no:
     nd_free(nd);
@@ -226,6 +231,26 @@ int plx_direct_node_can_run(plx_comm_t comm, const int *members, int n)
         comm->direct_node_state = comm->direct_node ? 1 : -1;
     }
     return comm->direct_node_state > 0;
+}
+
+/* Every finished collective ended with its drain (every member's done >=
+ * its seq): nobody reads this rank's window or buffers any more unless the
+ * last one failed. */
+static int nd_drained(const struct node_direct *nd)
+{
+    return !nd || (!nd->broken && nd->local_done == nd->next_seq - 1);
+}
+
+int plx_direct_drained(plx_comm_t comm)
+{
+    return nd_drained(comm->direct) && nd_drained(comm->direct_node);
+}
+
+uint64_t plx_direct_last_seq(plx_comm_t comm)
+{
+    uint64_t a = comm->direct ? comm->direct->next_seq - 1 : 0;
+    uint64_t b = comm->direct_node ? comm->direct_node->next_seq - 1 : 0;
+    return a > b ? a : b;
 }
 
 void plx_direct_release(plx_comm_t comm)

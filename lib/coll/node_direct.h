@@ -65,7 +65,13 @@ int plx_direct_node_can_run(plx_comm_t comm, const int *members, int n);
  * plx_direct_node_can_run said yes). */
 void plx_direct_sched_phase(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
 
-/* Free comm's state (finalize). */
+/* Before freeing comm: 1 when no member can still be reading this rank's
+ * window or buffers (every collective ended with its drain), 0 if the last
+ * one failed (then comm's id must not be reused). */
+int plx_direct_drained(plx_comm_t comm);
+/* The last node-local sequence number comm's direct state used (0: none). */
+uint64_t plx_direct_last_seq(plx_comm_t comm);
+/* Free comm's state (comm free, finalize). */
 void plx_direct_release(plx_comm_t comm);
 
 #endif /* PLX_NODE_DIRECT_H */

@@ -12,9 +12,12 @@
  *                 communicator's next sequence number at each start;
  *   RUN_SLOTS     a node-local slot operation (lib/coll/node_slots.c),
  *                 re-armed from the saved arguments;
+ *   RUN_DIRECT    a node-local single-copy collective (lib/coll/node_direct.c),
+ *                 re-armed from the saved arguments;
  *   RUN_P2P       a send or receive, posted again from the saved arguments;
  *   RUN_EMPTY     count 0: every start completes at once;
- *   RUN_RELAUNCH  device (GPU) buffers: each start hands the saved
+ *   RUN_RELAUNCH  device (GPU) buffers and hierarchical (several-node)
+ *                 algorithms: each start hands the saved
  *                 arguments to the ordinary start path (NCCL or staging
  *                 decide per call, lib/device.c) and the request completes
  *                 with that inner request.
@@ -29,11 +32,12 @@
 #include "engine/persist.h"
 #include "select.h"
 #include "device.h"
+#include "core/user_op.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { RUN_SCHED = 1, RUN_SLOTS, RUN_P2P, RUN_EMPTY, RUN_RELAUNCH };
+enum { RUN_SCHED = 1, RUN_SLOTS, RUN_DIRECT, RUN_P2P, RUN_EMPTY, RUN_RELAUNCH };
 
 struct plx_persist {
     int how;                   /* RUN_* */
@@ -127,9 +131,26 @@ static plx_status_t prepare_coll_locked(struct plx_request *r, struct plx_persis
         r->hook = (plx_req_hook_t){ .advance = relaunch_advance, .arg = r };
         return PLX_SUCCESS;
     }
-    size_t bytes = a->count * plx_dtype_size(a->dt);
-    const coll_algo_t *algo = plx_select_algo(comm->ctx->select, a->coll, bytes, comm);
+    /* the same choice as a plain call (lib/api_coll.c): a non-commutative
+     * user op needs an algorithm that keeps rank order */
+    size_t bytes = coll_select_count(comm, a) * plx_dtype_size(a->dt);
+    int need_order = coll_is_reduction(a->coll) && !plx_op_commutative(a->op);
+    const coll_algo_t *algo = plx_select_algo_for(comm->ctx->select, a->coll, bytes, comm, need_order);
     if (!algo) return PLX_ERR_INTERNAL;
+    if (!strcmp(algo->name, "hier")) {
+        /* its node-local phases take their sequence numbers when the
+         * schedule is built (lib/coll/hier.c), so a built schedule cannot
+         * run twice: each start goes the ordinary way */
+        p->how = RUN_RELAUNCH;
+        r->kind = REQ_HOOK;
+        r->hook = (plx_req_hook_t){ .advance = relaunch_advance, .arg = r };
+        return PLX_SUCCESS;
+    }
+    if (algo->node_slots == COLL_NODE_DIRECT) {
+        p->how = RUN_DIRECT;
+        r->kind = REQ_DIRECT;
+        return PLX_SUCCESS;
+    }
     if (algo->node_slots) {
         p->how = RUN_SLOTS;
         r->kind = REQ_SLOTS;
@@ -261,6 +282,13 @@ static plx_status_t start_locked(struct plx_request *r)
         begin(r);
         if (plx_slots_advance(&r->slots)) plx_req_finish_locked(r, r->slots.status);
         return PLX_SUCCESS;
+    case RUN_DIRECT: {
+        PLX_CHECK(plx_direct_start(p->comm, &p->a, &r->direct));
+        begin(r);
+        int moved = 0;
+        if (plx_direct_advance(&r->direct, &moved)) plx_req_finish_locked(r, r->direct.status);
+        return PLX_SUCCESS;
+    }
     case RUN_P2P: {
         memset(&r->treq, 0, sizeof r->treq);
         uint64_t t = plx_tag_p2p(p->comm, r->tag);
