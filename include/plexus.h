@@ -707,7 +707,7 @@ plx_status_t plx_graph_add_exscan(plx_graph_t g, const void *sendbuf, void *recv
  * the context's lock held): it must not call plx_* functions.
  * commutative = 0 declares that the order matters: every collective then
  * combines in rank order (rank 0 op rank 1 op ...), with algorithms that
- * keep that order (plexus_info --tune marks them); commutative = 1 lets
+ * keep that order (plexus_info --algorithms marks them); commutative = 1 lets
  * every algorithm run.  user is passed to fn unchanged.  Handles are
  * process-wide (any context) and every rank must create its ops in the
  * same order to pass matching handles.  PLX_ERR_INVALID_ARG: fn or op
