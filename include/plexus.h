@@ -804,9 +804,11 @@ plx_status_t plx_scatter_on_stream(const void *sendbuf, void *recvbuf, size_t co
  * not overlap one another (PLX_ERR_INVALID_ARG); blocks it only reads may.
  * A rank may contribute or receive 0 elements; its buffer may then be
  * NULL.  The counts of one rank's block must agree on every rank that
- * names it (as in MPI); disagreeing counts end the call with an error
- * (PLX_ERR_TRUNCATE where a block is longer than expected) or, where a
- * block is shorter, leave the rest of it unwritten.  Errors as for the
+ * names it (as in MPI).  Disagreeing counts are detected where a message
+ * arrives with another size than its receiver expects: the call fails
+ * there (PLX_ERR_TRUNCATE or PLX_ERR_INTERNAL, with a line naming the
+ * sender and both sizes), and ranks waiting on that one may end with
+ * PLX_ERR_TIMEOUT or PLX_ERR_PEER_FAILED.  Errors as for the
  * equal-count forms, plus PLX_ERR_INVALID_ARG for a NULL count or
  * displacement array that the call reads, a count or block end
  * (displacement + count) that overflows the address space (a negative
@@ -930,7 +932,7 @@ plx_status_t plx_graph_add_exscan(plx_graph_t g, const void *sendbuf, void *recv
  * the context's lock held): it must not call plx_* functions.
  * commutative = 0 declares that the order matters: every collective then
  * combines in rank order (rank 0 op rank 1 op ...), with algorithms that
- * keep that order (plexus_info --tune marks them); commutative = 1 lets
+ * keep that order (plexus_info --algorithms marks them); commutative = 1 lets
  * every algorithm run.  user is passed to fn unchanged.  Handles are
  * process-wide (any context) and every rank must create its ops in the
  * same order to pass matching handles.  PLX_ERR_INVALID_ARG: fn or op
