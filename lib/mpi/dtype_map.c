@@ -134,13 +134,17 @@ int pm_stage_open(pm_stage_t *s, const void *buf, int count, int nblocks, MPI_Da
     s->nblocks = nblocks;
     s->type = type;
     s->out = copy_out;
-    if (copy_in) {
-        int rc = pack_blocks(s, 0);
-        if (rc != MPI_SUCCESS) {
-            free(s->tmp);
-            s->tmp = NULL;
-            return rc;
-        }
+    int rc = MPI_SUCCESS;
+    if (copy_in) rc = pack_blocks(s, 0);
+    /* MPI lets the application free the datatype as soon as a nonblocking
+     * call has started: unpack later with a reference of our own */
+    if (rc == MPI_SUCCESS && copy_out && (rc = PMPI_Type_dup(type, &s->type)) == MPI_SUCCESS)
+        s->dup = 1;
+    if (rc != MPI_SUCCESS) {
+        free(s->tmp);
+        s->tmp = NULL;
+        s->out = 0;
+        return rc;
     }
     *ptr = s->tmp;
     return MPI_SUCCESS;
@@ -151,6 +155,8 @@ int pm_stage_close(pm_stage_t *s)
     int rc = MPI_SUCCESS;
     if (!s->tmp) return rc;
     if (s->out) rc = pack_blocks(s, 1);
+    if (s->dup) PMPI_Type_free(&s->type);
+    s->dup = 0;
     free(s->tmp);
     s->tmp = NULL;
     return rc;

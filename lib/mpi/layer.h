@@ -114,6 +114,7 @@ typedef struct pm_stage {
     void *tmp;              /* NULL when the user's buffer is used directly */
     size_t bytes;
     int out;                /* unpack into user at the end */
+    int dup;                /* type is our duplicate (freed at the end) */
 } pm_stage_t;
 /* nblocks blocks of count elements (block i at buf + i*count*extent);
  * *ptr gets the bytes to hand to Plexus; an MPI error code on failure. */
