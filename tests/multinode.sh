@@ -42,7 +42,8 @@ for c in allreduce bcast reduce allgather barrier; do
     grep -q "hier/shm+ucx" "$out" || { echo "  FAIL: $c did not run hier/shm+ucx"; fail=1; }
     msg=""
     for r in 0 1 2 3; do
-        n=$(sed -n "s/^plexus\[rank $r\] debug: transport ucx: \([0-9]*\) messages.*/\1/p" "$out" | tail -1)
+        # (the prefix names the host too, "plexus[rank 2@node7]", when the job spans nodes)
+        n=$(sed -n "s/^plexus\[rank $r\(@[^]]*\)\{0,1\}\] debug: transport ucx: \([0-9]*\) messages.*/\2/p" "$out" | tail -1)
         msg="$msg rank$r=$n"
         case $r in
             0|2) [ -n "$n" ] && [ "$n" -gt 0 ] || { echo "  FAIL: $c: leader rank $r sent nothing over ucx"; fail=1; } ;;

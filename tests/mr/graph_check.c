@@ -932,11 +932,12 @@ static void section_sched(int reps)
 }
 
 /* ======================================================================== timeout */
-typedef struct tmo { atomic_int k; } tmo_t;   /* read by a node the launch gave up on */
+typedef struct tmo { atomic_int k, done; } tmo_t;   /* read by a node the launch gave up on */
 static int tmo_node(void *arg)
 {
     tmo_t *t = arg;
     if (atomic_load(&t->k) == 0) sleep_s(2.5);
+    atomic_fetch_add(&t->done, 1);
     return 0;
 }
 
@@ -944,6 +945,7 @@ static void section_timeout(void)
 {
     tmo_t t;
     atomic_init(&t.k, 0);
+    atomic_init(&t.done, 0);
     plx_graph_t g;
     plx_graph_node_t a, b;
     OK(plx_graph_create(ctx, &g));
@@ -960,7 +962,10 @@ static void section_timeout(void)
     CHECK(dt < 2.4, "timed out after %.2f s (PLX_TIMEOUT=1 expected)", dt);
     BAD(plx_graph_run(g));           /* its node still runs */
     BAD(plx_graph_free(&g));
-    sleep_s(2.6 - dt);
+    /* wait for the stuck node to really end (not a fixed time: a loaded
+     * machine can start and finish its 2.5 s sleep late), bounded */
+    for (double t1 = now(); atomic_load(&t.done) == 0 && now() - t1 < 60;) sleep_s(0.01);
+    CHECK(atomic_load(&t.done) == 1, "the stuck compute node did not end within 60 s");
     atomic_store(&t.k, 1);
     OK(plx_graph_run(g));
     OK(plx_graph_free(&g));
