@@ -2,8 +2,8 @@
  * lib/api_coll.c — the public collective calls: check every argument, ask
  * the selector for an algorithm, build its schedule, run it.
  *
- * This is where a collective starts its trip (DESIGN.md "The way one
- * collective travels"): plx_allreduce = plx_iallreduce + plx_wait;
+ * This is where a collective starts its trip (README, "How a collective
+ * travels"): plx_allreduce = plx_iallreduce + plx_wait;
  * plx_iallreduce -> check_* -> start_coll -> plx_select_algo ->
  * coll_allreduce_<algorithm> (lib/coll/allreduce.c) builds a schedule ->
  * plx_req_start_sched (lib/request.c) makes it a request that the progress

@@ -13,7 +13,7 @@
  * a node takes g->lk alone, releases the successors itself and hands the
  * ready compute nodes out at once, and posts ready communication only if
  * ctx->lock is free (trylock): a worker never waits on the engine
- * (DESIGN.md, task-graph lessons), and the chain of compute nodes never
+ * (the task-graph lesson in README), and the chain of compute nodes never
  * waits for a progress pass, which can take milliseconds while large
  * reductions run.
  */

@@ -14,7 +14,7 @@
  *
  * Dispatching a step: every ready node at once, in the policy's order.
  * comm_first posts communication before handing out the compute nodes that
- * became ready in the same step (DESIGN.md: a ready compute node must never
+ * became ready in the same step (README, task graphs: a ready compute node must never
  * wait behind communication, and posting never blocks a worker: a worker
  * posts only when the context lock is free, else leaves the node to the
  * engine's next pass); compute_first the other way round; fifo runs one node

@@ -277,8 +277,8 @@ static void bench_nodes(const int *sizes, int nsizes, int rounds, double tsec)
 /* ===================================================================== overlap */
 typedef struct layer { char name[48]; size_t bytes; } layer_t;
 
-/* ResNet-50 gradient buckets in backward order, from
- * /work/shared/data/resnet50-params.tsv (see the header comment). */
+/* ResNet-50 gradient buckets in backward order: each layer's weight plus
+ * its batch-norm parameters, in bytes of float32 (see the header comment). */
 static const layer_t resnet50[] = {
     { "fc", 8196000 }, { "layer4.2.conv3", 4210688 }, { "layer4.2.conv2", 9441280 },
     { "layer4.2.conv1", 4198400 }, { "layer4.1.conv3", 4210688 }, { "layer4.1.conv2", 9441280 },

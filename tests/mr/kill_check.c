@@ -2,7 +2,7 @@
  * tests/mr/kill_check.c — a rank dies by SIGKILL in the middle of a loop of
  * large allreduces.  Used by tests/devshm.sh to check that plexusrun exits
  * non-zero naming the dead rank and its signal, kills the other ranks, and
- * that nothing of the job is left in /dev/shm (DESIGN.md: segments are
+ * that nothing of the job is left in /dev/shm (README: segments are
  * unlinked as soon as every rank has mapped them, so a crash leaves
  * nothing).
  *

@@ -2,8 +2,8 @@
  * tests/mr/timeout_check.c — a collective that one rank never joins ends
  * with PLX_ERR_TIMEOUT on the others after PLX_TIMEOUT seconds, not a hang.
  *
- * Why: DESIGN.md ("Every wait is bounded (PLX_TIMEOUT, seconds): a dead or
- * stuck peer gives PLX_ERR_TIMEOUT / PLX_ERR_PEER_FAILED, not a hang") and
+ * Why: every wait is bounded (PLX_TIMEOUT, seconds): a dead or stuck peer
+ * gives PLX_ERR_TIMEOUT / PLX_ERR_PEER_FAILED, not a hang (README), and
  * sched.h (the error comes with a message naming the collective and the
  * peers that never arrived).
  *
