@@ -9,7 +9,8 @@
  *   - node-local slots (node_slots.c) compare the 64-bit word written next
  *     to the sequence number;
  *   - schedules (sched.c) send the 16-byte form to the next rank in a ring
- *     at the start of every collective, so if any two ranks disagree some
+ *     at the start of every collective (over several nodes: a ring per
+ *     node plus one of node leaders), so if any two ranks disagree some
  *     neighbouring pair does and one of them sees it.
  */
 #ifndef PLX_COLL_SIGNATURE_H

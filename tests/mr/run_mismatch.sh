@@ -9,9 +9,9 @@
 #   (plexusrun --nodes 2), when this build has a network transport (ucx).
 #   Each job must exit 0 with 4 final "0 failures" lines.
 #   finalize_check: the last rank SIGSTOPs itself; the others' allreduce
-#   times out (PLX_TIMEOUT=5) and plx_finalize must return at once, so each
-#   is done within PLX_TIMEOUT + 2 s; once on shared slots (4 KiB), once on
-#   a schedule (1 MiB).
+#   times out (PLX_TIMEOUT=5) and plx_finalize must return within 2 s of
+#   that error (the whole time, ~PLX_TIMEOUT, is printed); once on shared
+#   slots (4 KiB), once on a schedule (1 MiB).
 # Prints each command and PASS/FAIL; exits 0/1.
 #
 # Environment: top_builddir, top_srcdir (set by make check; default: this
@@ -110,7 +110,7 @@ for b in 4096 1048576; do
     grep '^finalize_check:' "$log"
     echo "  (plexusrun exit $rc: the stopped rank is killed on purpose)"
     ok=$(grep -c '^finalize_check: R[0-9]*: ok' "$log")
-    [ "$ok" -eq 3 ] || fail "finalize_check --bytes $b: $ok of 3 running ranks were done in time"
+    [ "$ok" -eq 3 ] || fail "finalize_check --bytes $b: $ok of 3 running ranks passed (timeout, then a prompt plx_finalize)"
 done
 
 if [ "$fails" -eq 0 ]; then
