@@ -94,7 +94,7 @@ static plx_status_t start_coll_locked(plx_comm_t comm, const coll_args_t *a, plx
     plx_sched_t *s = sched_new(comm, plx_coll_name(a->coll));
     if (!s) return PLX_ERR_NO_MEMORY;
     /* every rank checks that the ranks agree on the call (PLX_ERR_MISMATCH) */
-    coll_sig_t sig = coll_sig_of(a);
+    coll_sig_t sig = coll_sig_of(comm, a);
     sched_sign(s, sig.word);
     plx_status_t st = algo->build(s, comm, a);
     if (st != PLX_SUCCESS) {

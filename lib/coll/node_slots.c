@@ -206,7 +206,7 @@ plx_status_t plx_slots_start(plx_comm_t comm, const coll_args_t *a, slots_op_t *
     op->a = *a;
     op->seq = ns->next_seq++;
     op->bytes = a->count * plx_dtype_size(a->dt);
-    coll_sig_t sig = coll_sig_of(a);
+    coll_sig_t sig = coll_sig_of(op->comm, a);
     op->sig = coll_sig_word(&sig);
     op->phase = SLOTS_WRITE;
     op->status = PLX_SUCCESS;

@@ -29,7 +29,7 @@ typedef struct coll_sig {
     uint64_t word[2];
 } coll_sig_t;
 
-coll_sig_t coll_sig_of(const coll_args_t *a);
+coll_sig_t coll_sig_of(plx_comm_t comm, const coll_args_t *a);
 
 /* The 64-bit form of node-local slots: the same fields with root and
  * bytes cut to 16 and 32 bits (slot payloads and node sizes are far

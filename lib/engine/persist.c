@@ -33,6 +33,7 @@
 #include "select.h"
 #include "device.h"
 #include "core/user_op.h"
+#include "coll/signature.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +161,10 @@ static plx_status_t prepare_coll_locked(struct plx_request *r, struct plx_persis
     if (!s) return PLX_ERR_NO_MEMORY;
     r->kind = REQ_SCHED;
     r->sched = s;               /* freed with the request, also on failure below */
+    /* signed like a plain call (lib/api_coll.c): every start checks again
+     * that the ranks agree (PLX_ERR_MISMATCH) */
+    coll_sig_t sig = coll_sig_of(comm, a);
+    sched_sign(s, sig.word);
     PLX_CHECK(algo->build(s, comm, a));
     PLX_CHECK(sched_seal(s));
     p->how = RUN_SCHED;
