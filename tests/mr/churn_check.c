@@ -177,7 +177,10 @@ int main(int argc, char **argv)
         if (every > 0 && i % every == 0) check_sum(c, i, "churn");
         st = plx_comm_free(&c);
         CHECK(st == PLX_SUCCESS, "cycle %ld: plx_comm_free: %s", i, plx_strerror(st));
-        if (i == 1000) rss_first = rss_kb();
+        if (i == 1000) {
+            rss_first = rss_kb();
+            if (rank == 0) printf("churn_check: 1000 cycles, RSS %ld KiB\n", rss_first);
+        }
         if (rank == 0 && i % 100000 == 0) {
             clock_gettime(CLOCK_MONOTONIC, &t1);
             printf("churn_check: %ld cycles, RSS %ld KiB, %.1f s\n", i, rss_kb(),
