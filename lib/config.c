@@ -35,13 +35,13 @@ const plx_env_var_t plx_env_vars[] = {
     { "PLX_LAUNCHER", "", "set to 'plexusrun' by plexusrun (informational)",
       PLX_ENV_UNCHECKED },
     { "PLX_ABORT_FD", "", "set by plexusrun: file descriptor of the pipe on which plx_abort tells plexusrun which rank aborted with which code",
-      PLX_ENV_UNCHECKED },
+      PLX_ENV_INT, 0, 1 << 20 },
     { "PLX_LOCAL_RANK", "", "set by plexusrun: this rank's index among the ranks of its node (0..PLX_LOCAL_SIZE-1), e.g. to pick a GPU; not read by Plexus (under srun: SLURM_LOCALID, mpirun.mpich: MPI_LOCALRANKID, Open MPI: OMPI_COMM_WORLD_LOCAL_RANK)",
-      PLX_ENV_UNCHECKED },
+      PLX_ENV_INT, 0, 1 << 20 },
     { "PLX_LOCAL_SIZE", "", "set by plexusrun: the number of ranks on this rank's node (simulated nodes with --nodes count separately); not read by Plexus",
-      PLX_ENV_UNCHECKED },
+      PLX_ENV_INT, 1, 1 << 20 },
     { "PLX_BIND_TO", "auto", "auto|core|none - plexusrun: the default of --bind-to (auto: one core per rank when the ranks fit on the cores, else none); make check sets none (pinned ranks cannot leave a core that other processes keep busy)",
-      PLX_ENV_UNCHECKED },
+      PLX_ENV_CHOICE, 0, 0, "auto|core|none" },
     { "PLX_ALLOW_SINGLETON", "0", "0|1 - 1: plx_init runs a process alone (a 1-rank job) even when the environment shows it is one of several started by a launcher Plexus cannot join (PMI_SIZE, OMPI_COMM_WORLD_SIZE, SLURM_STEP_NUM_TASKS > 1); 0: plx_init fails with PLX_ERR_BOOTSTRAP naming the fix",
       PLX_ENV_CHOICE, 0, 0, "0|1" },
     { "PLX_TIMEOUT", "300", "seconds any wait may last before PLX_ERR_TIMEOUT (naming the collective and the missing ranks)",
@@ -85,7 +85,7 @@ const plx_env_var_t plx_env_vars[] = {
     { "PLX_MPI", "1", "libplexus-mpi (the MPI drop-in layer): 0 passes every MPI call to the MPI unchanged and does not start Plexus; 1 routes collectives to Plexus",
       PLX_ENV_CHOICE, 0, 0, "0|1" },
     { "PLX_MPI_COLLS", "(the table)", "libplexus-mpi: comma list of collectives sent to Plexus at every size (barrier,bcast,reduce,allreduce,allgather,reduce_scatter,alltoall,gather,scatter), or all, or none; unset: the measured table of lib/mpi/policy.c (checked by the layer at MPI_Init)",
-      PLX_ENV_UNCHECKED },
+      PLX_ENV_TEXT, 0, 1023 },
     { NULL, NULL, NULL }
 };
 #pragma GCC diagnostic pop

@@ -55,7 +55,11 @@ else
             -L"$top_builddir/.libs" -Wl,-rpath,"$top_builddir/.libs" -lplexus -o "$tmp/oob_mpi" \
             >"$tmp/cc" 2>&1; then
         cat "$tmp/cc"; echo "  FAIL: cannot build oob_mpi"; fail=1
-    elif timeout 300 mpirun.openmpi -n 3 "$tmp/oob_mpi" >"$tmp/out" 2>&1 &&
+    # (sanitized: Open MPI's own leaks sit in plugins it has dlclose'd by
+    # exit, so no suppression can name them; leak checking is off for this
+    # one program, every other test checks Plexus's)
+    elif ASAN_OPTIONS="${ASAN_OPTIONS:-}${san:+:detect_leaks=0}" \
+         timeout 300 mpirun.openmpi -n 3 "$tmp/oob_mpi" >"$tmp/out" 2>&1 &&
          [ "$(grep -c ', 0 failures$' "$tmp/out")" -eq 3 ]; then
         grep "oob_mpi:" "$tmp/out"
         echo "  ok: Plexus bootstrapped from MPI_COMM_WORLD"

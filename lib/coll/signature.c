@@ -40,7 +40,9 @@ coll_sig_t coll_sig_of(plx_comm_t comm, const coll_args_t *a)
 {
     coll_sig_t s;
     uint64_t c = (uint64_t)a->coll & 0xff;
-    uint64_t op = is_reduction(a->coll) ? (uint64_t)a->op & 0xff : 0;
+    /* a user op's handle is local (ranks may create their ops in another
+     * order): compare only that it is one */
+    uint64_t op = !is_reduction(a->coll) ? 0 : a->op >= PLX_OP_USER_BASE ? 0xff : (uint64_t)a->op & 0xff;
     uint64_t dt = is_reduction(a->coll) ? (uint64_t)a->dt & 0xff : 0;
     uint64_t root = is_rooted(a->coll) ? (uint64_t)(uint32_t)a->root : 0;
     s.word[0] = c | op << 8 | dt << 16 | (uint64_t)COLL_SIG_CALL << 24 | root << 32;
@@ -52,7 +54,7 @@ uint64_t coll_sig_word(const coll_sig_t *s)
 {
     uint64_t w0 = s->word[0];
     return ((w0 & 0xff) + 1) |                 /* collective + 1: the word is never 0 */
-           ((w0 >> 8) & 0xf) << 8 |            /* op */
+           (((w0 >> 8) & 0xff) == 0xff ? 0xf : (w0 >> 8) & 0xf) << 8 |   /* op (0xf: a user op) */
            ((w0 >> 16) & 0xf) << 12 |          /* datatype */
            ((w0 >> 32) & 0xffff) << 16 |       /* root */
            (s->word[1] & 0xffffffffu) << 32;   /* bytes */
@@ -73,7 +75,7 @@ static char *describe(int c, int op, int dt, uint64_t root, uint64_t bytes, char
     if (n < 0 || (size_t)n >= len) return buf;
     if (is_reduction(c))
         n += snprintf(buf + n, len - (size_t)n, " (%s %s)", plx_dtype_name((plx_dtype_t)dt),
-                      plx_op_name((plx_op_t)op));
+                      op >= PLX_OP_COUNT ? "user op" : plx_op_name((plx_op_t)op));
     if (n >= 0 && (size_t)n < len && is_rooted(c))
         snprintf(buf + n, len - (size_t)n, " %s root %llu", c == PLX_COLL_BCAST ||
                  c == PLX_COLL_SCATTER ? "from" : "to", (unsigned long long)root);

@@ -154,6 +154,13 @@ int main(void)
     CHECK(plx_wait(&none) == PLX_SUCCESS, "wait on a NULL request");
 
     plx_comm_free(&dup);
+    /* the buffers go back too: make check-sanitize runs with leak detection */
+    for (int k = 0; k < K; k++) {
+        free(in[k]);
+        free(out[k]);
+    }
+    free(bw), free(bd), free(gw), free(gd), free(mine);
+    free(s1), free(s2), free(d1), free(d2);
     printf("nb_check: rank %d: %d checks, %d failures\n", rank, checks, failures);
     plx_finalize(&ctx);
     return failures ? 1 : 0;
