@@ -1,8 +1,9 @@
 /*
  * lib/mpi/coll_reduce.c — MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter_block
- * and MPI_Reduce_scatter (equal counts only: Plexus' reduce_scatter has
- * one block size), blocking and nonblocking.  Routed when the datatype and
- * op have Plexus twins (dtype_map.c) and the routing table agrees.
+ * and MPI_Reduce_scatter (equal counts: plx_reduce_scatter; unequal:
+ * plx_reduce_scatterv), blocking and nonblocking.  Routed when the
+ * datatype and op have Plexus twins (dtype_map.c, user ops included) and
+ * the routing table agrees.
  */
 #include "layer.h"
 
@@ -73,7 +74,8 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                          : rc;
 }
 
-/* block: the _block form with recvcount, else recvcounts (equal counts only) */
+/* block: the _block form with recvcount, else recvcounts; unequal counts
+ * go to plx_reduce_scatterv, counted as reduce_scatterv */
 static int reduce_scatter(const void *sbuf, void *rbuf, int block, int recvcount,
                           const int *recvcounts, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                           MPI_Request *mreq)
@@ -84,19 +86,33 @@ static int reduce_scatter(const void *sbuf, void *rbuf, int block, int recvcount
     plx_op_t pop;
     pm_why_t why = pm_map_reduction(dt, op, &pdt, &pop);
     long size = pm_type_size(dt);
+    size_t total = 0;
     if (!block && !recvcounts) {
         recvcount = -1;                 /* MPI reports it */
     } else if (!block) {
         recvcount = recvcounts[0];
-        for (int i = 1; i < c.size; i++)
-            if (recvcounts[i] != recvcount && why == PM_TO_PLEXUS) why = PM_WHY_COUNTS;
+        for (int i = 0; i < c.size; i++) {
+            if (recvcounts[i] != recvcount) c.coll = PM_REDUCE_SCATTERV;
+            if (recvcounts[i] < 0) why = PM_WHY_ARGS;
+            else total += (size_t)recvcounts[i];
+        }
+    } else {
+        total = (size_t)recvcount * (size_t)c.size;
     }
     if (recvcount < 0 || size < 0) why = PM_WHY_ARGS;
-    size_t bytes = why == PM_WHY_ARGS ? 0 : (size_t)recvcount * (size_t)size * (size_t)c.size;
+    size_t bytes = why == PM_WHY_ARGS ? 0 : total * (size_t)size;
     if (!pm_call_route(&c, why, bytes)) return PM_FALL;
     plx_request_t preq = NULL;
-    plx_status_t st = plx_ireduce_scatter(pm_in_place(sbuf), rbuf, (size_t)recvcount, pdt, pop,
-                                          c.m->pc, &preq);
+    plx_status_t st;
+    if (c.coll == PM_REDUCE_SCATTERV) {
+        size_t *counts = pm_mirror_scratch(c.m, 1);
+        if (!counts) return pm_call_abandon(&c, MPI_ERR_NO_MEM);
+        for (int i = 0; i < c.size; i++) counts[i] = (size_t)recvcounts[i];
+        st = plx_ireduce_scatterv(pm_in_place(sbuf), rbuf, counts, pdt, pop, c.m->pc, &preq);
+    } else {
+        st = plx_ireduce_scatter(pm_in_place(sbuf), rbuf, (size_t)recvcount, pdt, pop, c.m->pc,
+                                 &preq);
+    }
     return pm_call_finish(&c, st, preq, mreq);
 }
 

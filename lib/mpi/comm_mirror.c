@@ -49,7 +49,16 @@ void pm_mirror_unref(pm_mirror_t *m)
     unlink_mirror_locked(m);
     pthread_mutex_unlock(&lock);
     if (!m->is_world && m->pc && pm.ctx) plx_comm_free(&m->pc);
+    free(m->scratch);
     free(m);
+}
+
+/* Plexus copies count arrays when a call starts, so one scratch block per
+ * communicator serves every v-form call on it (made at the first). */
+size_t *pm_mirror_scratch(pm_mirror_t *m, int arrays)
+{
+    if (!m->scratch) m->scratch = malloc(4 * (size_t)(m->size > 0 ? m->size : 1) * sizeof(size_t));
+    return arrays <= 4 ? m->scratch : NULL;
 }
 
 static int delete_fn(MPI_Comm comm, int kv, void *attr, void *extra)

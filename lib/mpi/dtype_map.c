@@ -4,8 +4,9 @@
  * Reductions: a predefined MPI type with a Plexus twin of the same size
  * and kind (MPI_INT -> int32, MPI_DOUBLE -> float64, MPI_BYTE -> uint8 for
  * the bitwise ops only, ...) and a predefined op Plexus has (sum, prod,
- * min, max, band, bor, bxor).  The rest (MPI_SHORT, MPI_LONG_DOUBLE, pair
- * types, MPI_LAND, MPI_MINLOC, user ops, ...) stays with MPI, which also
+ * min, max, band, bor, bxor) or an MPI_Op_create'd one (op_user.c).  The
+ * rest (MPI_SHORT, MPI_LONG_DOUBLE, pair types, MPI_LAND, MPI_MINLOC, user
+ * ops on derived types, ...) stays with MPI, which also
  * judges invalid combinations (a bitwise op on a float) itself.
  *
  * Data movement (bcast, allgather, alltoall, gather, scatter) is bytes to
@@ -78,7 +79,8 @@ pm_why_t pm_map_reduction(MPI_Datatype dt, MPI_Op op, plx_dtype_t *pdt, plx_op_t
     else if (op == MPI_BAND) *pop = PLX_BAND;
     else if (op == MPI_BOR) *pop = PLX_BOR;
     else if (op == MPI_BXOR) *pop = PLX_BXOR;
-    else return PM_WHY_OP;
+    else if (!map_type(dt, pdt)) return PM_WHY_TYPE;    /* user ops: predefined types only */
+    else return pm_user_op(op, dt, pop) ? PM_TO_PLEXUS : PM_WHY_OP;
     if (dt == MPI_BYTE) {               /* MPI allows only the bitwise ops on bytes */
         *pdt = PLX_UINT8;
         return bitwise ? PM_TO_PLEXUS : PM_WHY_TYPE;
@@ -100,16 +102,20 @@ static int is_dense(MPI_Datatype t, long size)
 }
 
 /* Block i of nblocks lies at buf + i * count * extent (the whole receive
- * buffer of an allgather is nblocks = ranks blocks of count elements). */
+ * buffer of an allgather is nblocks = ranks blocks of count elements), or
+ * for a v-form at buf + vdispls[i] * extent with vcounts[i] elements. */
 static int pack_blocks(pm_stage_t *s, int unpack)
 {
     MPI_Aint lb, extent;
     PMPI_Type_get_extent(s->type, &lb, &extent);
     int pos = 0;
     for (int i = 0; i < s->nblocks; i++) {
-        char *blk = (char *)s->user + (MPI_Aint)i * s->count * extent;
-        int rc = unpack ? PMPI_Unpack(s->tmp, (int)s->bytes, &pos, blk, s->count, s->type, MPI_COMM_SELF)
-                        : PMPI_Pack(blk, s->count, s->type, s->tmp, (int)s->bytes, &pos, MPI_COMM_SELF);
+        int n = s->vcounts ? s->vcounts[i] : s->count;
+        char *blk = (char *)s->user + (s->vcounts ? (MPI_Aint)s->vdispls[i] * extent
+                                                   : (MPI_Aint)i * s->count * extent);
+        if (!n) continue;
+        int rc = unpack ? PMPI_Unpack(s->tmp, (int)s->bytes, &pos, blk, n, s->type, MPI_COMM_SELF)
+                        : PMPI_Pack(blk, n, s->type, s->tmp, (int)s->bytes, &pos, MPI_COMM_SELF);
         if (rc != MPI_SUCCESS) return rc;
     }
     return (size_t)pos == s->bytes ? MPI_SUCCESS : MPI_ERR_INTERN;
@@ -138,6 +144,62 @@ int pm_stage_open(pm_stage_t *s, const void *buf, int count, int nblocks, MPI_Da
     if (copy_in) rc = pack_blocks(s, 0);
     /* MPI lets the application free the datatype as soon as a nonblocking
      * call has started: unpack later with a reference of our own */
+    if (rc == MPI_SUCCESS && copy_out && (rc = PMPI_Type_dup(type, &s->type)) == MPI_SUCCESS)
+        s->dup = 1;
+    if (rc != MPI_SUCCESS) {
+        free(s->tmp);
+        s->tmp = NULL;
+        s->out = 0;
+        return rc;
+    }
+    *ptr = s->tmp;
+    return MPI_SUCCESS;
+}
+
+int pm_stage_open_v(pm_stage_t *s, const void *buf, const int *counts, const int *displs, int n,
+                    MPI_Datatype type, int copy_in, int copy_out, void **ptr, size_t *bcounts,
+                    size_t *bdispls)
+{
+    memset(s, 0, sizeof *s);
+    long size = pm_type_size(type);
+    MPI_Aint lb, extent;
+    if (size < 0 || PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS) return MPI_ERR_TYPE;
+    if (!counts || !displs) return MPI_ERR_ARG;
+    size_t total = 0;
+    long low = 0;
+    int any = 0;
+    for (int i = 0; i < n; i++) {
+        if (counts[i] < 0) return MPI_ERR_COUNT;
+        total += (size_t)counts[i] * (size_t)size;
+        if (counts[i] && (!any || displs[i] < low)) low = displs[i];
+        any |= counts[i] != 0;
+    }
+    s->bytes = total;
+    if (total == 0 || is_dense(type, size)) {
+        /* Plexus wants displacements >= 0: measure them from the lowest block */
+        for (int i = 0; i < n; i++) {
+            bcounts[i] = (size_t)counts[i] * (size_t)size;
+            bdispls[i] = counts[i] ? (size_t)((displs[i] - low) * extent) : 0;
+        }
+        *ptr = total ? (char *)buf + low * extent : (void *)buf;
+        return MPI_SUCCESS;
+    }
+    if (total > (size_t)0x7fffffff) return MPI_ERR_COUNT;
+    size_t off = 0;
+    for (int i = 0; i < n; i++) {
+        bcounts[i] = (size_t)counts[i] * (size_t)size;
+        bdispls[i] = off;
+        off += bcounts[i];
+    }
+    s->tmp = malloc(total);
+    if (!s->tmp) return MPI_ERR_NO_MEM;
+    s->user = (void *)buf;
+    s->nblocks = n;
+    s->vcounts = counts;
+    s->vdispls = displs;
+    s->type = type;
+    s->out = copy_out;
+    int rc = copy_in ? pack_blocks(s, 0) : MPI_SUCCESS;
     if (rc == MPI_SUCCESS && copy_out && (rc = PMPI_Type_dup(type, &s->type)) == MPI_SUCCESS)
         s->dup = 1;
     if (rc != MPI_SUCCESS) {

@@ -90,6 +90,7 @@ int MPI_Finalize(void)
 {
     if (pm.active) {
         pm_drain();
+        pm_user_ops_finalize();
         pm_summary_print();
         pm.active = 0;
         pm_mirror_finalize();

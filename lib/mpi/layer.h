@@ -15,7 +15,8 @@
  * requests.c (nonblocking collectives as MPI requests, MPI_Wait & co.),
  * call.c (one start/finish path for every routed call), and one file of
  * interceptors per collective family (coll_sync.c, coll_reduce.c,
- * coll_move.c).  Everything not MPI_* is hidden (libtool
+ * coll_move.c, coll_vector.c: the v-forms, coll_scan.c), op_user.c
+ * (MPI_Op_create'd ops as Plexus user ops).  Everything not MPI_* is hidden (libtool
  * -export-symbols-regex).
  */
 #ifndef PLX_MPI_LAYER_H
@@ -27,9 +28,9 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-/* The collectives the layer can route (one routing row and one counter
- * line each).  A new Plexus collective (scan, the v-forms, ...) adds a name
- * here, in pm_coll_names (policy.c), and an interceptor file. */
+/* The collectives the layer can route (routing rows and one counter line
+ * each).  A new Plexus collective adds a name here, in coll_names
+ * (policy.c), and an interceptor. */
 typedef enum {
     PM_BARRIER = 0,
     PM_BCAST,
@@ -40,6 +41,13 @@ typedef enum {
     PM_ALLTOALL,
     PM_GATHER,
     PM_SCATTER,
+    PM_ALLGATHERV,
+    PM_ALLTOALLV,
+    PM_GATHERV,
+    PM_SCATTERV,
+    PM_REDUCE_SCATTERV,     /* MPI_Reduce_scatter with unequal counts */
+    PM_SCAN,
+    PM_EXSCAN,
     PM_NCOLL
 } pm_coll_t;
 
@@ -51,7 +59,7 @@ typedef enum {
     PM_WHY_TYPE,            /* a datatype Plexus cannot reduce */
     PM_WHY_OP,              /* an op Plexus does not have (or not for this type) */
     PM_WHY_SIZE,            /* the routing table says MPI is faster at this size */
-    PM_WHY_COUNTS,          /* reduce_scatter with unequal counts */
+    PM_WHY_UNMEASURED,      /* no routing-table rows yet (PLX_MPI_COLLS must name it) */
     PM_WHY_ARGS,            /* arguments MPI must judge (negative count, ...) */
     PM_NWHY
 } pm_why_t;
@@ -89,6 +97,7 @@ typedef struct pm_mirror {
     int is_world;           /* the context's world communicator: never freed by the layer */
     _Atomic int refs;       /* the attribute's, plus one per call or request using it */
     int mpi_freed;          /* the MPI communicator is gone (no error handler to call) */
+    size_t *scratch;        /* MPI int counts as size_t for the v-forms (one call at a time per communicator, as MPI requires) */
     struct pm_mirror *next;
 } pm_mirror_t;
 int pm_mirror_init(void);               /* keyval; MPI_COMM_WORLD's twin */
@@ -97,6 +106,8 @@ void pm_mirror_finalize(void);
  * reference is taken for the caller (pm_mirror_unref). */
 pm_mirror_t *pm_mirror_get(MPI_Comm comm);
 void pm_mirror_unref(pm_mirror_t *m);
+/* arrays * size size_t entries of m's scratch, or NULL (no memory) */
+size_t *pm_mirror_scratch(pm_mirror_t *m, int arrays);
 /* After a call that made newcomm collectively over parent (every rank of
  * parent calls it, newcomm is MPI_COMM_NULL on ranks outside): give newcomm
  * its twin.  Returns an MPI error code (MPI_SUCCESS). */
@@ -115,15 +126,28 @@ typedef struct pm_stage {
     size_t bytes;
     int out;                /* unpack into user at the end */
     int dup;                /* type is our duplicate (freed at the end) */
+    const int *vcounts, *vdispls;   /* v-form: block i is vcounts[i] elements at vdispls[i] */
 } pm_stage_t;
 /* nblocks blocks of count elements (block i at buf + i*count*extent);
  * *ptr gets the bytes to hand to Plexus; an MPI error code on failure. */
 int pm_stage_open(pm_stage_t *s, const void *buf, int count, int nblocks, MPI_Datatype type,
                   int copy_in, int copy_out, void **ptr);
+/* v-form: n blocks, counts[i] elements at buf + displs[i] * extent; fills
+ * bcounts and bdispls (bytes from *ptr) for Plexus.  Negative
+ * displacements are fine (the base moves down). */
+int pm_stage_open_v(pm_stage_t *s, const void *buf, const int *counts, const int *displs, int n,
+                    MPI_Datatype type, int copy_in, int copy_out, void **ptr, size_t *bcounts,
+                    size_t *bdispls);
 int pm_stage_close(pm_stage_t *s);      /* unpack (if out) and free */
 /* bytes of one element of type, or -1 */
 long pm_type_size(MPI_Datatype type);
 void *pm_in_place(const void *buf);     /* MPI_IN_PLACE -> PLX_IN_PLACE */
+
+/* ---- op_user.c ---- */
+/* The Plexus twin of MPI_Op_create'd op for predefined type dt (made at
+ * first use); 0 when op is not a user op this layer saw created. */
+int pm_user_op(MPI_Op op, MPI_Datatype dt, plx_op_t *pop);
+void pm_user_ops_finalize(void);
 
 /* ---- errors.c ---- */
 void pm_errors_init(void);

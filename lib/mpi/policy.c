@@ -31,10 +31,11 @@
 
 static const char *const coll_names[PM_NCOLL] = {
     "barrier", "bcast", "reduce", "allreduce", "allgather", "reduce_scatter", "alltoall",
-    "gather", "scatter"
+    "gather", "scatter", "allgatherv", "alltoallv", "gatherv", "scatterv", "reduce_scatterv",
+    "scan", "exscan"
 };
 static const char *const why_names[PM_NWHY] = {
-    "plexus", "PLX_MPI_COLLS", "communicator", "type", "op", "size rule", "unequal counts",
+    "plexus", "PLX_MPI_COLLS", "communicator", "type", "op", "size rule", "not measured",
     "arguments"
 };
 
@@ -48,8 +49,10 @@ const char *pm_coll_name(pm_coll_t coll)
  * sizes in [min_bytes, max_bytes).  Sizes are counted like perf/plx_perf:
  * the whole result of allgather/gather, the whole send buffer of
  * scatter/reduce_scatter, the whole exchanged buffer of alltoall, the
- * message otherwise.  Collectives without a row (reduce, reduce_scatter,
- * gather, scatter, barrier: not measured yet) stay with MPI. */
+ * message otherwise (the v-forms: the sum of all blocks).  Collectives
+ * without a row (reduce, reduce_scatter, gather, scatter, barrier, the
+ * v-forms, scan, exscan: not measured yet) stay with MPI unless
+ * PLX_MPI_COLLS names them. */
 typedef struct route_row {
     pm_coll_t coll;
     int min_ranks, max_ranks;
@@ -120,9 +123,10 @@ int pm_policy_load(int *enabled, char *err, size_t errlen)
         for (int c = 0; c < PM_NCOLL; c++)
             if (!strcasecmp(w, coll_names[c])) found = c;
         if (found < 0) {
-            snprintf(err, errlen, "PLX_MPI_COLLS='%s': '%s' is not one of all, none, barrier, "
-                     "bcast, reduce, allreduce, allgather, reduce_scatter, alltoall, gather, "
-                     "scatter", s, w);
+            int len = snprintf(err, errlen, "PLX_MPI_COLLS='%s': '%s' is not one of all, none",
+                               s, w);
+            for (int c = 0; c < PM_NCOLL && len > 0 && (size_t)len < errlen; c++)
+                len += snprintf(err + len, errlen - (size_t)len, ", %s", coll_names[c]);
             return -1;
         }
         forced |= 1L << found;
@@ -133,13 +137,15 @@ int pm_policy_load(int *enabled, char *err, size_t errlen)
 pm_why_t pm_policy_route(pm_coll_t coll, size_t bytes, int ranks)
 {
     if (forced >= 0) return (forced >> coll) & 1 ? PM_TO_PLEXUS : PM_WHY_COLL;
+    pm_why_t why = PM_WHY_UNMEASURED;
     for (size_t i = 0; i < sizeof default_rows / sizeof default_rows[0]; i++) {
         const route_row_t *r = &default_rows[i];
         if (r->coll == coll && ranks >= r->min_ranks && ranks <= r->max_ranks &&
             bytes >= r->min_bytes && (bytes < r->max_bytes || r->max_bytes == ANY))
             return PM_TO_PLEXUS;
+        if (r->coll == coll) why = PM_WHY_SIZE;
     }
-    return PM_WHY_SIZE;
+    return why;
 }
 
 /* ---- counters ------------------------------------------------------------ */

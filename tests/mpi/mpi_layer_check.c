@@ -9,8 +9,7 @@
  *      with a non-contiguous datatype (packed by the layer) and with
  *      datatypes that differ between send and receive side;
  *   2. calls the layer must leave to MPI: a type Plexus lacks (MPI_SHORT),
- *      an op it lacks (MPI_LAND, MPI_MINLOC, a user op), unequal
- *      reduce_scatter counts, an intercommunicator, a communicator from
+ *      an op it lacks (MPI_LAND, MPI_MINLOC), an intercommunicator, a communicator from
  *      MPI_Comm_create_group;
  *   3. nonblocking collectives (routed and not) in one array with
  *      point-to-point requests, completed by MPI_Waitall / Waitany /
@@ -22,7 +21,11 @@
  *   5. with PLX_MPI_COLLS=all (everything routed): a Plexus argument error
  *      reaches an MPI_ERRORS_RETURN handler as MPI_ERR_ARG with Plexus' text;
  *   6. under MPI_THREAD_MULTIPLE: two threads at once, each with its own
- *      communicator, blocking and nonblocking collectives and waits.
+ *      communicator, blocking and nonblocking collectives and waits;
+ *   7. the v-forms (uneven counts with zeros, blocks out of order with
+ *      gaps, overlapping send blocks, a non-dense type, in place), unequal
+ *      reduce_scatter in place, scan and exscan with a non-commutative
+ *      user op whose result shows the order, blocking and nonblocking.
  * The script checks the PLX_LOG=info summary that these calls went where
  * they should.
  */
@@ -443,6 +446,157 @@ static void *thread_body(void *p)
     return NULL;
 }
 
+/* concatenation of decimal digit strings, the length in the top bits:
+ * associative, not commutative (1 op 2 = 12, 2 op 1 = 21) */
+#define CAT_SHIFT 48
+static long long cat(long long a, long long b)
+{
+    long long la = a >> CAT_SHIFT, lb = b >> CAT_SHIFT, da = a & ((1LL << CAT_SHIFT) - 1);
+    long long db = b & ((1LL << CAT_SHIFT) - 1);
+    for (long long i = 0; i < lb; i++) da *= 10;
+    return ((la + lb) << CAT_SHIFT) | (da + db);
+}
+static void user_cat(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int i = 0; i < *len; i++)
+        ((long long *)inout)[i] = cat(((long long *)in)[i], ((long long *)inout)[i]);
+}
+/* "12..(k)" as cat's value */
+static long long digits_upto(int k)
+{
+    long long v = 0;
+    for (int r = 0; r < k; r++) v = cat(v, (1LL << CAT_SHIFT) | (r % 9 + 1));
+    return v;
+}
+
+static void vector_and_scan(void)
+{
+    enum { G = 4 };                     /* gap between blocks, in elements */
+    int n = size, me = rank;
+    int *cnt = malloc((size_t)n * sizeof(int)), *dsp = malloc((size_t)n * sizeof(int));
+    int *cnt2 = malloc((size_t)n * sizeof(int)), *dsp2 = malloc((size_t)n * sizeof(int));
+    int tot = 0;
+    /* rank r's block: r % 3 elements (rank 0: none), laid out last rank first */
+    for (int r = n - 1; r >= 0; r--) {
+        cnt[r] = r % 3;
+        dsp[r] = tot;
+        tot += cnt[r] + G;
+    }
+    int *buf = malloc((size_t)tot * 2 * sizeof(int)), mine[3];
+    for (int i = 0; i < 3; i++) mine[i] = val(me, i);
+
+    /* allgatherv, then in place */
+    for (int ip = 0; ip < 2; ip++) {
+        for (int i = 0; i < tot; i++) buf[i] = -1;
+        if (ip) for (int i = 0; i < cnt[me]; i++) buf[dsp[me] + i] = mine[i];
+        MPI_Allgatherv(ip ? MPI_IN_PLACE : mine, cnt[me], MPI_INT, buf, cnt, dsp, MPI_INT,
+                       MPI_COMM_WORLD);
+        for (int r = 0; r < n; r++)
+            for (int i = 0; i < cnt[r]; i++)
+                CHECK(buf[dsp[r] + i] == val(r, i), "allgatherv%s [%d][%d]", ip ? " in place" : "", r, i);
+        CHECK(buf[dsp[0] + cnt[0]] == -1, "allgatherv wrote into a gap");
+    }
+
+    /* gatherv into a non-dense type (ints 2 apart), then igatherv in place */
+    int root = 1 % n;
+    MPI_Datatype spread;
+    MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &spread);
+    MPI_Type_commit(&spread);
+    for (int i = 0; i < 2 * tot; i++) buf[i] = -1;
+    MPI_Gatherv(mine, cnt[me], MPI_INT, buf, cnt, dsp, spread, root, MPI_COMM_WORLD);
+    if (me == root)
+        for (int r = 0; r < n; r++)
+            for (int i = 0; i < cnt[r]; i++) {
+                CHECK(buf[2 * (dsp[r] + i)] == val(r, i), "gatherv spread [%d][%d]", r, i);
+                CHECK(buf[2 * (dsp[r] + i) + 1] == -1, "gatherv spread wrote a hole");
+            }
+    for (int i = 0; i < tot; i++) buf[i] = -1;
+    if (me == root) for (int i = 0; i < cnt[me]; i++) buf[dsp[me] + i] = mine[i];
+    MPI_Request rq;
+    MPI_Igatherv(me == root ? MPI_IN_PLACE : mine, cnt[me], MPI_INT, buf, cnt, dsp, MPI_INT, root,
+                 MPI_COMM_WORLD, &rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    if (me == root)
+        for (int r = 0; r < n; r++)
+            for (int i = 0; i < cnt[r]; i++)
+                CHECK(buf[dsp[r] + i] == val(r, i), "igatherv in place [%d][%d]", r, i);
+
+    /* scatterv from the blocks, then iscatterv in place at the root */
+    for (int i = 0; i < tot; i++) buf[i] = 1000 + i;
+    int got[3] = { -1, -1, -1 };
+    MPI_Scatterv(buf, cnt, dsp, MPI_INT, got, cnt[me], MPI_INT, root, MPI_COMM_WORLD);
+    for (int i = 0; i < 3; i++)
+        CHECK(got[i] == (i < cnt[me] ? 1000 + dsp[me] + i : -1), "scatterv [%d] = %d", i, got[i]);
+    got[0] = got[1] = got[2] = -1;
+    MPI_Iscatterv(buf, cnt, dsp, MPI_INT, me == root ? MPI_IN_PLACE : got, cnt[me], MPI_INT, root,
+                  MPI_COMM_WORLD, &rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    if (me != root)
+        for (int i = 0; i < cnt[me]; i++) CHECK(got[i] == 1000 + dsp[me] + i, "iscatterv [%d]", i);
+    MPI_Type_free(&spread);
+
+    /* alltoallv: (me + j) % 3 elements each way, every send block at
+     * displacement 0 (overlapping reads), receive blocks reversed with gaps */
+    int sbuf[3], rtot = 0;
+    for (int i = 0; i < 3; i++) sbuf[i] = me * 100 + i;
+    for (int j = n - 1; j >= 0; j--) {
+        cnt2[j] = (me + j) % 3;
+        dsp2[j] = rtot;
+        rtot += cnt2[j] + 1;
+        dsp[j] = 0;
+    }
+    for (int i = 0; i < rtot; i++) buf[i] = -1;
+    MPI_Alltoallv(sbuf, cnt2, dsp, MPI_INT, buf, cnt2, dsp2, MPI_INT, MPI_COMM_WORLD);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < cnt2[j]; i++)
+            CHECK(buf[dsp2[j] + i] == j * 100 + i, "alltoallv [%d][%d] = %d", j, i, buf[dsp2[j] + i]);
+    /* in place (the counts are symmetric, as in place needs) */
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < cnt2[j]; i++) buf[dsp2[j] + i] = me * 100 + j * 10 + i;
+    MPI_Ialltoallv(MPI_IN_PLACE, NULL, NULL, MPI_INT, buf, cnt2, dsp2, MPI_INT, MPI_COMM_WORLD, &rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < cnt2[j]; i++)
+            CHECK(buf[dsp2[j] + i] == j * 100 + me * 10 + i, "ialltoallv in place [%d][%d]", j, i);
+
+    /* reduce_scatter, unequal counts with zeros, in place */
+    int sum = 0, off = 0;
+    for (int r = 0; r < n; r++) {
+        cnt[r] = r % 3;
+        if (r < me) off += cnt[r];
+        sum += cnt[r];
+    }
+    for (int i = 0; i < sum; i++) buf[i] = i + me;
+    MPI_Reduce_scatter(MPI_IN_PLACE, buf, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < cnt[me]; i++)
+        CHECK(buf[i] == (off + i) * n + n * (n - 1) / 2, "reduce_scatter unequal in place [%d]", i);
+
+    /* scan / exscan with a non-commutative op: rank r must see "12..r+1" */
+    MPI_Op catop;
+    MPI_Op_create(user_cat, 0, &catop);
+    long long d = (1LL << CAT_SHIFT) | (me % 9 + 1), s2[2] = { d, d }, r2[2] = { -1, -1 };
+    MPI_Scan(s2, r2, 2, MPI_INT64_T, catop, MPI_COMM_WORLD);
+    CHECK(r2[0] == digits_upto(me + 1) && r2[1] == r2[0], "scan cat = %lld, want %lld",
+          r2[0] & ((1LL << CAT_SHIFT) - 1), digits_upto(me + 1) & ((1LL << CAT_SHIFT) - 1));
+    r2[0] = r2[1] = d;
+    MPI_Exscan(MPI_IN_PLACE, r2, 2, MPI_INT64_T, catop, MPI_COMM_WORLD);
+    if (me > 0) CHECK(r2[0] == digits_upto(me) && r2[1] == r2[0], "exscan cat in place");
+    MPI_Iscan(MPI_IN_PLACE, s2, 2, MPI_INT64_T, catop, MPI_COMM_WORLD, &rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    CHECK(s2[0] == digits_upto(me + 1), "iscan cat in place");
+    MPI_Op_free(&catop);
+    int x = me + 1, ex = -1;
+    MPI_Iexscan(&x, &ex, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    if (me > 0) CHECK(ex == me * (me + 1) / 2, "iexscan sum %d", ex);
+    free(cnt);
+    free(dsp);
+    free(cnt2);
+    free(dsp2);
+    free(buf);
+}
+
 static void threads(void)
 {
     thread_arg_t t[2];
@@ -480,6 +634,7 @@ int main(int argc, char **argv)
     fall_through();
     nonblocking_mixed();
     comm_loop();
+    vector_and_scan();
     if (all_routed) error_path();
     if (provided == MPI_THREAD_MULTIPLE) threads();
     else if (rank == 0) printf("mpi_layer_check: MPI_THREAD_MULTIPLE not provided: no threads part\n");

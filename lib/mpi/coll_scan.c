@@ -1,0 +1,56 @@
+/*
+ * lib/mpi/coll_scan.c — MPI_Scan and MPI_Exscan, blocking and nonblocking:
+ * prefix reductions, routed like MPI_Allreduce (a datatype and op with
+ * Plexus twins, user ops included) when PLX_MPI_COLLS names them; no
+ * measurements yet, so the routing table leaves them to MPI.  Plexus
+ * combines in rank order, so non-commutative user ops keep MPI's meaning.
+ */
+#include "layer.h"
+
+static int scan(int exclusive, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                MPI_Op op, MPI_Comm comm, MPI_Request *mreq)
+{
+    pm_call_t c;
+    if (!pm_call_begin(&c, exclusive ? PM_EXSCAN : PM_SCAN, comm)) return PM_FALL;
+    plx_dtype_t pdt;
+    plx_op_t pop;
+    pm_why_t why = pm_map_reduction(dt, op, &pdt, &pop);
+    long size = pm_type_size(dt);
+    if (count < 0 || size < 0) why = PM_WHY_ARGS;
+    size_t bytes = why == PM_WHY_ARGS ? 0 : (size_t)count * (size_t)size;
+    if (!pm_call_route(&c, why, bytes)) return PM_FALL;
+    plx_request_t preq = NULL;
+    plx_status_t st = exclusive
+        ? plx_iexscan(pm_in_place(sbuf), rbuf, (size_t)count, pdt, pop, c.m->pc, &preq)
+        : plx_iscan(pm_in_place(sbuf), rbuf, (size_t)count, pdt, pop, c.m->pc, &preq);
+    return pm_call_finish(&c, st, preq, mreq);
+}
+
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm)
+{
+    int rc = scan(0, sendbuf, recvbuf, count, datatype, op, comm, NULL);
+    return rc == PM_FALL ? PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm) : rc;
+}
+
+int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Request *request)
+{
+    int rc = scan(0, sendbuf, recvbuf, count, datatype, op, comm, request);
+    return rc == PM_FALL ? PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request) : rc;
+}
+
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm)
+{
+    int rc = scan(1, sendbuf, recvbuf, count, datatype, op, comm, NULL);
+    return rc == PM_FALL ? PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm) : rc;
+}
+
+int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, MPI_Request *request)
+{
+    int rc = scan(1, sendbuf, recvbuf, count, datatype, op, comm, request);
+    return rc == PM_FALL ? PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request)
+                         : rc;
+}
