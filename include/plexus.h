@@ -398,7 +398,8 @@ plx_status_t plx_scatter_init(const void *sendbuf, void *recvbuf, size_t count,
                               plx_dtype_t dtype, int root, plx_comm_t comm, plx_request_t *req);
 /* Persistent v-collectives and prefix reductions (MPI_Allgatherv_init,
  * ..., MPI_Scan_init, MPI_Exscan_init): the arguments, checks and in-place
- * rules of plx_iallgatherv, ..., plx_iexscan, with the rules above.  The
+ * rules of plx_iallgatherv, ..., plx_iexscan; started and completed as the
+ * other persistent collectives (plx_allreduce_init, plx_start).  The
  * count and displacement arrays belong to the request: they must stay
  * valid and unchanged while it lives, until plx_request_free (as MPI-4
  * requires; the data buffers, not the arrays, may change between runs). */

@@ -15,7 +15,8 @@
  *   RUN_DIRECT    a node-local single-copy collective (lib/coll/node_direct.c),
  *                 re-armed from the saved arguments;
  *   RUN_P2P       a send or receive, posted again from the saved arguments;
- *   RUN_EMPTY     count 0: every start completes at once;
+ *   RUN_EMPTY     nothing moves on any rank (coll_skips): every start
+ *                 completes at once;
  *   RUN_RELAUNCH  device (GPU) buffers and hierarchical (several-node)
  *                 algorithms: each start hands the saved
  *                 arguments to the ordinary start path (NCCL or staging
