@@ -25,10 +25,7 @@ coll_sig_t coll_sig_of(const coll_args_t *a)
     uint64_t dt = is_reduction(a->coll) ? (uint64_t)a->dt & 0xff : 0;
     uint64_t root = is_rooted(a->coll) ? (uint64_t)(uint32_t)a->root : 0;
     s.word[0] = c | op << 8 | dt << 16 | (uint64_t)COLL_SIG_CALL << 24 | root << 32;
-    /* the v-forms' count is this rank's own block, which differs between
-     * ranks by design: their size is not compared */
-    s.word[1] = a->coll == PLX_COLL_BARRIER || coll_is_v(a->coll)
-                    ? 0 : (uint64_t)a->count * plx_dtype_size(a->dt);
+    s.word[1] = a->coll == PLX_COLL_BARRIER ? 0 : (uint64_t)a->count * plx_dtype_size(a->dt);
     return s;
 }
 
