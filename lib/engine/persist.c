@@ -31,10 +31,10 @@
  * init calls themselves are local and may come in any order.
  */
 #include "engine/persist.h"
+#include "api/vcoll.h"
 #include "select.h"
 #include "device.h"
 #include "core/user_op.h"
-#include "api/vcoll.h"
 
 #include <stdlib.h>
 #include <string.h>
