@@ -396,6 +396,33 @@ plx_status_t plx_gather_init(const void *sendbuf, void *recvbuf, size_t count, p
                              int root, plx_comm_t comm, plx_request_t *req);
 plx_status_t plx_scatter_init(const void *sendbuf, void *recvbuf, size_t count,
                               plx_dtype_t dtype, int root, plx_comm_t comm, plx_request_t *req);
+/* Persistent v-collectives and prefix reductions (MPI_Allgatherv_init,
+ * ..., MPI_Scan_init, MPI_Exscan_init): the arguments, checks and in-place
+ * rules of plx_iallgatherv, ..., plx_iexscan; started and completed as the
+ * other persistent collectives (plx_allreduce_init, plx_start).  The
+ * count and displacement arrays belong to the request: they must stay
+ * valid and unchanged while it lives, until plx_request_free (as MPI-4
+ * requires; the data buffers, not the arrays, may change between runs). */
+plx_status_t plx_allgatherv_init(const void *sendbuf, size_t sendcount, void *recvbuf,
+                                 const size_t recvcounts[], const size_t displs[],
+                                 plx_dtype_t dtype, plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_alltoallv_init(const void *sendbuf, const size_t sendcounts[],
+                                const size_t sdispls[], void *recvbuf, const size_t recvcounts[],
+                                const size_t rdispls[], plx_dtype_t dtype, plx_comm_t comm,
+                                plx_request_t *req);
+plx_status_t plx_gatherv_init(const void *sendbuf, size_t sendcount, void *recvbuf,
+                              const size_t recvcounts[], const size_t displs[], plx_dtype_t dtype,
+                              int root, plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_scatterv_init(const void *sendbuf, const size_t sendcounts[],
+                               const size_t displs[], void *recvbuf, size_t recvcount,
+                               plx_dtype_t dtype, int root, plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_reduce_scatterv_init(const void *sendbuf, void *recvbuf,
+                                      const size_t recvcounts[], plx_dtype_t dtype, plx_op_t op,
+                                      plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_scan_init(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dtype,
+                           plx_op_t op, plx_comm_t comm, plx_request_t *req);
+plx_status_t plx_exscan_init(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dtype,
+                             plx_op_t op, plx_comm_t comm, plx_request_t *req);
 /* Persistent send and receive (MPI_Send_init / MPI_Recv_init): each start
  * posts the transfer again, as plx_isend / plx_irecv would. */
 plx_status_t plx_send_init(const void *buf, size_t count, plx_dtype_t dtype, int peer, int tag,

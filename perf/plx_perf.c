@@ -33,8 +33,8 @@
  *
  * -P, --persistent: each size's collective is made once by its plx_*_init,
  * then every iteration is plx_start + plx_wait (what a relaunch costs: no
- * selection, no schedule building).  Collectives without a persistent form
- * yet (the v-forms, scan, exscan) and sendrecv run as plain calls.
+ * selection, no schedule building).  sendrecv, which has no persistent
+ * form, runs as plain calls.
  *
  * Sizes are total bytes as in nccl-tests: the result buffer for allgather,
  * gather; the send buffer for reduce_scatter, scatter; the whole exchanged
@@ -369,7 +369,7 @@ static plx_status_t start_once(bench_t *b, int c, size_t count, plx_request_t *r
 }
 
 /* Whether persist_init below has a persistent form of c. */
-static int has_persistent(int c) { return c <= C_BARRIER && c != C_SENDRECV; }
+static int has_persistent(int c) { return c != C_SENDRECV; }
 
 /* -P: the persistent form of the collective, with start_once's arguments. */
 static plx_status_t persist_init(bench_t *b, int c, size_t count, plx_request_t *rq)
@@ -389,6 +389,21 @@ static plx_status_t persist_init(bench_t *b, int c, size_t count, plx_request_t 
         return plx_scatter_init(SB(b), o->in_place && b->rank == o->root ? PLX_IN_PLACE : RB(b), count,
                                 o->dt, o->root, b->comm, rq);
     case C_BARRIER: return plx_barrier_init(b->comm, rq);
+    /* the v-forms' arrays (vc, vd, vrc, vrd) stay put until the request is
+     * freed, after the last run of this size */
+    case C_ALLGATHERV:
+        return plx_allgatherv_init(sb, b->vc[b->rank], RB(b), b->vc, b->vd, o->dt, b->comm, rq);
+    case C_ALLTOALLV:
+        return plx_alltoallv_init(sb, b->vc, b->vd, RB(b), b->vrc, b->vrd, o->dt, b->comm, rq);
+    case C_GATHERV:
+        return plx_gatherv_init(rsb, b->vc[b->rank], RB(b), b->vc, b->vd, o->dt, o->root, b->comm, rq);
+    case C_SCATTERV:
+        return plx_scatterv_init(SB(b), b->vc, b->vd, o->in_place && b->rank == o->root ? PLX_IN_PLACE : RB(b),
+                                 b->vc[b->rank], o->dt, o->root, b->comm, rq);
+    case C_REDUCE_SCATTERV:
+        return plx_reduce_scatterv_init(sb, RB(b), b->vc, o->dt, o->op, b->comm, rq);
+    case C_SCAN: return plx_scan_init(sb, RB(b), count, o->dt, o->op, b->comm, rq);
+    case C_EXSCAN: return plx_exscan_init(sb, RB(b), count, o->dt, o->op, b->comm, rq);
     default: return PLX_ERR_INVALID_ARG;
     }
 }

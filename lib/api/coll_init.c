@@ -6,8 +6,11 @@
  * (lib/api_coll.c, lib/api_p2p.c) and hands them to the common init path
  * (lib/engine/persist.c), which checks them with the same checks, selects
  * and builds once.  A new collective gets its _init with one such wrapper.
+ * The v-collectives and prefix reductions pack with the macros of
+ * api/vcoll.h that their plain and i-forms use.
  */
 #include "engine/persist.h"
+#include "api/vcoll.h"
 
 plx_status_t plx_barrier_init(plx_comm_t comm, plx_request_t *req)
 {
@@ -78,6 +81,61 @@ plx_status_t plx_scatter_init(const void *sendbuf, void *recvbuf, size_t count, 
     coll_args_t a = { .coll = PLX_COLL_SCATTER, .sbuf = sendbuf, .rbuf = recvbuf, .count = count,
                       .dt = dt, .root = root };
     return plx_persist_coll_init("plx_scatter_init", comm, &a, req);
+}
+
+plx_status_t plx_allgatherv_init(const void *sendbuf, size_t sendcount, void *recvbuf,
+                                 const size_t recvcounts[], const size_t displs[], plx_dtype_t dt,
+                                 plx_comm_t comm, plx_request_t *req)
+{
+    coll_args_t a = AGV_ARGS(sendbuf, sendcount, recvbuf, recvcounts, displs, dt);
+    return plx_persist_coll_init("plx_allgatherv_init", comm, &a, req);
+}
+
+plx_status_t plx_alltoallv_init(const void *sendbuf, const size_t sendcounts[],
+                                const size_t sdispls[], void *recvbuf, const size_t recvcounts[],
+                                const size_t rdispls[], plx_dtype_t dt, plx_comm_t comm,
+                                plx_request_t *req)
+{
+    coll_args_t a = A2AV_ARGS(sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, dt);
+    return plx_persist_coll_init("plx_alltoallv_init", comm, &a, req);
+}
+
+plx_status_t plx_gatherv_init(const void *sendbuf, size_t sendcount, void *recvbuf,
+                              const size_t recvcounts[], const size_t displs[], plx_dtype_t dt,
+                              int root, plx_comm_t comm, plx_request_t *req)
+{
+    coll_args_t a = GV_ARGS(sendbuf, sendcount, recvbuf, recvcounts, displs, dt, root);
+    return plx_persist_coll_init("plx_gatherv_init", comm, &a, req);
+}
+
+plx_status_t plx_scatterv_init(const void *sendbuf, const size_t sendcounts[],
+                               const size_t displs[], void *recvbuf, size_t recvcount,
+                               plx_dtype_t dt, int root, plx_comm_t comm, plx_request_t *req)
+{
+    coll_args_t a = SV_ARGS(sendbuf, sendcounts, displs, recvbuf, recvcount, dt, root);
+    return plx_persist_coll_init("plx_scatterv_init", comm, &a, req);
+}
+
+plx_status_t plx_reduce_scatterv_init(const void *sendbuf, void *recvbuf,
+                                      const size_t recvcounts[], plx_dtype_t dt, plx_op_t op,
+                                      plx_comm_t comm, plx_request_t *req)
+{
+    coll_args_t a = RSV_ARGS(sendbuf, recvbuf, recvcounts, dt, op);
+    return plx_persist_coll_init("plx_reduce_scatterv_init", comm, &a, req);
+}
+
+plx_status_t plx_scan_init(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
+                           plx_op_t op, plx_comm_t comm, plx_request_t *req)
+{
+    coll_args_t a = SCAN_ARGS(PLX_COLL_SCAN, sendbuf, recvbuf, count, dt, op);
+    return plx_persist_coll_init("plx_scan_init", comm, &a, req);
+}
+
+plx_status_t plx_exscan_init(const void *sendbuf, void *recvbuf, size_t count, plx_dtype_t dt,
+                             plx_op_t op, plx_comm_t comm, plx_request_t *req)
+{
+    coll_args_t a = SCAN_ARGS(PLX_COLL_EXSCAN, sendbuf, recvbuf, count, dt, op);
+    return plx_persist_coll_init("plx_exscan_init", comm, &a, req);
 }
 
 plx_status_t plx_send_init(const void *buf, size_t count, plx_dtype_t dt, int peer, int tag,

@@ -2,7 +2,9 @@
  * lib/api/vcoll.c — the public v-collectives (plx_allgatherv,
  * plx_alltoallv, plx_gatherv, plx_scatterv, plx_reduce_scatterv and their
  * i-forms): argument checks, the selector's size, and the hand-off to the
- * common start path of lib/api_coll.c (plx_coll_start_locked).
+ * common start path of lib/api_coll.c (plx_coll_start_locked).  The
+ * arguments are packed by the *_ARGS macros of api/vcoll.h, shared with
+ * the persistent forms (lib/api/coll_init.c).
  *
  * The checks, all before anything is sent or written: count and
  * displacement arrays present where the call reads them; every block end
@@ -217,10 +219,6 @@ plx_status_t plx_vcoll_call(const char *fn, plx_comm_t comm, coll_args_t *a)
 }
 
 /* ---- the public calls ---------------------------------------------------------- */
-#define AGV_ARGS(sb, sc, rb, rc, dp, dt)                                                       \
-    { .coll = PLX_COLL_ALLGATHERV, .sbuf = (sb), .rbuf = (rb), .count = (sc), .dt = (dt),     \
-      .rcounts = (rc), .rdispls = (dp) }
-
 plx_status_t plx_allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
                             const size_t recvcounts[], const size_t displs[], plx_dtype_t dt,
                             plx_comm_t comm)
@@ -237,16 +235,11 @@ plx_status_t plx_iallgatherv(const void *sendbuf, size_t sendcount, void *recvbu
     return plx_vcoll_icall("plx_iallgatherv", comm, &a, req);
 }
 
-#define A2AV_ARGS(sb, sc, sd, rb, rc, rd, dt)                                                   \
-    { .coll = PLX_COLL_ALLTOALLV, .sbuf = (sb), .rbuf = (rb), .dt = (dt), .scounts = (sc),     \
-      .sdispls = (sd), .rcounts = (rc), .rdispls = (rd) }
-
 plx_status_t plx_alltoallv(const void *sendbuf, const size_t sendcounts[], const size_t sdispls[],
                            void *recvbuf, const size_t recvcounts[], const size_t rdispls[],
                            plx_dtype_t dt, plx_comm_t comm)
 {
     coll_args_t a = A2AV_ARGS(sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, dt);
-    if (coll_in_place(sendbuf)) a.scounts = a.sdispls = NULL;   /* ignored in place */
     return plx_vcoll_call("plx_alltoallv", comm, &a);
 }
 
@@ -255,13 +248,8 @@ plx_status_t plx_ialltoallv(const void *sendbuf, const size_t sendcounts[], cons
                             plx_dtype_t dt, plx_comm_t comm, plx_request_t *req)
 {
     coll_args_t a = A2AV_ARGS(sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, dt);
-    if (coll_in_place(sendbuf)) a.scounts = a.sdispls = NULL;
     return plx_vcoll_icall("plx_ialltoallv", comm, &a, req);
 }
-
-#define GV_ARGS(sb, sc, rb, rc, dp, dt, root)                                                   \
-    { .coll = PLX_COLL_GATHERV, .sbuf = (sb), .rbuf = (rb), .count = (sc), .dt = (dt),          \
-      .root = (root), .rcounts = (rc), .rdispls = (dp) }
 
 plx_status_t plx_gatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
                          const size_t recvcounts[], const size_t displs[], plx_dtype_t dt, int root,
@@ -279,10 +267,6 @@ plx_status_t plx_igatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
     return plx_vcoll_icall("plx_igatherv", comm, &a, req);
 }
 
-#define SV_ARGS(sb, sc, dp, rb, rc, dt, root)                                                   \
-    { .coll = PLX_COLL_SCATTERV, .sbuf = (sb), .rbuf = (rb), .count = (rc), .dt = (dt),         \
-      .root = (root), .scounts = (sc), .sdispls = (dp) }
-
 plx_status_t plx_scatterv(const void *sendbuf, const size_t sendcounts[], const size_t displs[],
                           void *recvbuf, size_t recvcount, plx_dtype_t dt, int root, plx_comm_t comm)
 {
@@ -297,10 +281,6 @@ plx_status_t plx_iscatterv(const void *sendbuf, const size_t sendcounts[], const
     coll_args_t a = SV_ARGS(sendbuf, sendcounts, displs, recvbuf, recvcount, dt, root);
     return plx_vcoll_icall("plx_iscatterv", comm, &a, req);
 }
-
-#define RSV_ARGS(sb, rb, rc, dt, op)                                                            \
-    { .coll = PLX_COLL_REDUCE_SCATTERV, .sbuf = (sb), .rbuf = (rb), .dt = (dt), .op = (op),     \
-      .rcounts = (rc) }
 
 plx_status_t plx_reduce_scatterv(const void *sendbuf, void *recvbuf, const size_t recvcounts[],
                                  plx_dtype_t dt, plx_op_t op, plx_comm_t comm)

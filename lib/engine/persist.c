@@ -15,7 +15,8 @@
  *   RUN_DIRECT    a node-local single-copy collective (lib/coll/node_direct.c),
  *                 re-armed from the saved arguments;
  *   RUN_P2P       a send or receive, posted again from the saved arguments;
- *   RUN_EMPTY     count 0: every start completes at once;
+ *   RUN_EMPTY     nothing moves on any rank (coll_skips): every start
+ *                 completes at once;
  *   RUN_RELAUNCH  device (GPU) buffers and hierarchical (several-node)
  *                 algorithms: each start hands the saved
  *                 arguments to the ordinary start path (NCCL or staging
@@ -30,6 +31,7 @@
  * init calls themselves are local and may come in any order.
  */
 #include "engine/persist.h"
+#include "api/vcoll.h"
 #include "select.h"
 #include "device.h"
 #include "core/user_op.h"
@@ -43,7 +45,8 @@ enum { RUN_SCHED = 1, RUN_SLOTS, RUN_DIRECT, RUN_P2P, RUN_EMPTY, RUN_RELAUNCH };
 struct plx_persist {
     int how;                   /* RUN_* */
     plx_comm_t comm;
-    coll_args_t a;             /* collectives: the arguments as checked at init */
+    coll_args_t a;             /* collectives: the arguments as checked at init; a v-form's
+                                * count/displacement arrays copied (a.owned) */
     plx_request_t inner;       /* RUN_RELAUNCH: this run's ordinary request */
     void *buf;                 /* RUN_P2P */
     size_t len;
@@ -76,6 +79,7 @@ void plx_persist_release(struct plx_request *r)
         r->sched = NULL;
     }
     list_remove(r->ctx, p);
+    free(p->a.owned);
     free(p);
     r->pers = NULL;
     r->persistent = 0;
@@ -121,7 +125,9 @@ static plx_status_t prepare_coll_locked(struct plx_request *r, struct plx_persis
 {
     plx_comm_t comm = p->comm;
     const coll_args_t *a = &p->a;
-    if (a->coll != PLX_COLL_BARRIER && a->count == 0) {
+    /* nothing moves on any rank, as every rank knows (a->count alone is
+     * not that for the v-forms: alltoallv leaves it 0) */
+    if (coll_skips(comm, a)) {
         p->how = RUN_EMPTY;
         r->kind = REQ_DONE;
         return PLX_SUCCESS;
@@ -201,7 +207,10 @@ plx_status_t plx_persist_coll_init(const char *fn, plx_comm_t comm, const coll_a
     plx_status_t st = PLX_ERR_NO_MEMORY;
     if (r) {
         r->pers->a = *a;
-        st = prepare_coll_locked(r, r->pers);
+        /* slot, direct and relaunched runs read the arrays at each start:
+         * keep copies so a start never reads freed user memory */
+        st = plx_coll_args_own_arrays(&r->pers->a, comm->size);
+        if (st == PLX_SUCCESS) st = prepare_coll_locked(r, r->pers);
         if (st == PLX_SUCCESS) *req = r;
         else plx_req_release(r);   /* frees the schedule and the record too */
     }

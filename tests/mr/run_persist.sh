@@ -5,7 +5,10 @@
 #   reference; startall/waitall; persistent send/recv; the MPI-4 rules and
 #   bad arguments) at 1-5 ranks, under PLX_PROGRESS=caller and =thread
 #   (the 5-rank runs oversubscribed on 2 cores); and persistent runs after
-#   a peer died end with PLX_ERR_PEER_FAILED (persist_check --peer-dies).
+#   a peer died end with PLX_ERR_PEER_FAILED (persist_check --peer-dies);
+#   persist_vcoll_check (tests/mr/persist_vcoll_check.c: the persistent
+#   v-collectives, scan and exscan the same way, with random counts and a
+#   non-commutative user op) at 1-5 ranks in both modes.
 # Each run must exit 0 and every rank must print its final line with
 # "0 failures".  Prints each command, its time and ok/FAIL; exits 0/1.
 #
@@ -15,7 +18,7 @@ top_builddir=${top_builddir:-$(cd "$(dirname "$0")/../.." && pwd)}
 RUN=$top_builddir/tools/plexusrun
 MR=$top_builddir/tests/mr
 
-for f in "$RUN" "$MR/persist_check"; do
+for f in "$RUN" "$MR/persist_check" "$MR/persist_vcoll_check"; do
     if [ ! -x "$f" ]; then
         echo "run_persist.sh: FAIL: $f not built"
         exit 1
@@ -53,6 +56,7 @@ run_job() {
 for mode in caller thread; do
     for n in 1 2 3 4 5; do
         run_job persist_check "$n" "$mode" 240 "$MR/persist_check"
+        run_job persist_vcoll_check "$n" "$mode" 120 "$MR/persist_vcoll_check"
     done
 done
 
