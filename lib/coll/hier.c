@@ -16,9 +16,9 @@
  *   barrier    local arrive; dissemination among leaders; local release
  *
  * From HIER_DIRECT_MIN bytes the node-local phases (the reduce to the
- * leader, the final bcast) run as single-copy collectives among the node's
- * ranks (lib/coll/node_direct.c) instead of whole-vector messages to and
- * from the leader, where every rank of the node can read the others.
+ * leader, the final bcast) can run as single-copy collectives among the
+ * node's ranks (lib/coll/node_direct.c) instead of whole-vector messages to
+ * and from the leader (switched off for now: see HIER_DIRECT_MIN).
  *
  * The leader of a node is its lowest communicator rank; nodes are numbered
  * in order of their first rank.  Everything is a schedule on the parent
@@ -30,6 +30,7 @@
 #include "hier.h"
 #include "node_direct.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,9 +100,17 @@ static int leader(const struct hier_map *h, int node) { return h->members[h->sta
 static int nlocal(const struct hier_map *h, int node) { return h->start[node + 1] - h->start[node]; }
 static int local(const struct hier_map *h, int node, int k) { return h->members[h->start[node] + k]; }
 
-/* Node-local phases from this many bytes run single-copy (direct), where
- * the node's ranks allow it: below it the leader's eager messages win. */
-#define HIER_DIRECT_MIN (64u << 10)
+/* Node-local phases from this many bytes could run single-copy (direct),
+ * where the node's ranks allow it.  Off for now (SIZE_MAX): when the
+ * schedule fails before its direct phase starts (a mismatch seen by the
+ * signature ring, a dead leader), the phase's cancel leaves a hole in the
+ * node's direct sequence, which it can only close by marking the node
+ * broken -- so every later large hierarchical collective on the
+ * communicator would fail, and node-mates report PLX_ERR_PEER_FAILED
+ * instead of PLX_ERR_MISMATCH (tests/mr/run_mismatch.sh, --nodes 2).  The
+ * node phases run on messages until cancel can close the hole; 64 KiB is
+ * the measured crossover to use then. */
+#define HIER_DIRECT_MIN SIZE_MAX
 
 static int node_direct(plx_comm_t comm, const struct hier_map *h, size_t bytes)
 {

@@ -28,10 +28,11 @@
  *   - at least one rank has PLX_ERR_MISMATCH (no disagreement passes as
  *     success on every rank);
  *   - no guard byte changed.
- * The "other collective" is chosen on the same path as NAME (shared slots
- * or schedules) so the two sides meet in the same protocol; disagreeing
- * across the two paths (possible only when the sizes straddle the slots
- * limit) ends in PLX_ERR_TIMEOUT, which this program does not exercise.
+ * The "other collective" is chosen on the same path as NAME (shared slots,
+ * single-copy direct, or schedules) so the two sides meet in the same
+ * protocol; disagreeing across two paths (different collectives, or sizes
+ * on both sides of a path's limit) ends in PLX_ERR_TIMEOUT naming the
+ * ranks, which this program does not exercise.
  * Output: one line per case and rank 0's verdicts; last line per rank
  * `mismatch_check: rank R: N checks, F failures`.
  */
@@ -208,13 +209,30 @@ static void healthy(plx_comm_t comm, const char *what)
     }
 }
 
-/* The other collective for the coll and order cases: on the same path as
- * c (allreduce/allgather run on shared slots at small sizes with any
- * number of ranks, bcast/gather/scatter on schedules at 3+ ranks). */
-static int other_coll(int c, int slots)
+/* Which protocol an algorithm speaks: node-local slots, node-local
+ * single-copy (direct) or a schedule of messages.  Two ranks can only see
+ * each other's signature when their calls run on the same one. */
+static int path_of(const char *algo)
 {
-    if (slots) return c == C_ALLREDUCE ? C_ALLGATHER : C_ALLREDUCE;
-    return c == C_GATHER ? C_SCATTER : C_GATHER;
+    if (!strcmp(algo, "shm_slots")) return 0;
+    if (!strcmp(algo, "direct")) return 1;
+    return 2;
+}
+
+/* The other collective for the coll and order cases: one whose call of
+ * the same size runs on the same path as c's (the selector decides, with
+ * PLX_TUNE as run_mismatch.sh sets it); -1 if there is none. */
+static int other_coll(plx_comm_t world, int c, size_t bytes, const char *algo)
+{
+    static const int cand[] = { C_ALLREDUCE, C_ALLGATHER, C_GATHER, C_SCATTER, C_BCAST, C_REDUCE,
+                                C_ALLTOALL };
+    for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
+        if (cand[i] == c) continue;
+        const char *a = "?";
+        if (plx_query_algorithm(world, names[cand[i]], bytes, &a, NULL) != PLX_SUCCESS) continue;
+        if (path_of(a) == path_of(algo)) return cand[i];
+    }
+    return -1;
 }
 
 static void run_size(plx_context_t ctx, plx_comm_t world, plx_comm_t ctl, int coll, size_t bytes,
@@ -225,7 +243,7 @@ static void run_size(plx_context_t ctx, plx_comm_t world, plx_comm_t ctl, int co
     const char *algo = "?";
     if (plx_query_algorithm(world, names[coll], coll == C_BARRIER ? 0 : bytes, &algo, NULL) != PLX_SUCCESS)
         algo = "?";
-    int slots = strcmp(algo, "shm_slots") == 0;
+    int partner = other_coll(world, coll, coll == C_BARRIER ? 0 : bytes, algo);
 
     snprintf(what, sizeof what, "%s/%s %zu B agree", names[coll], algo, bytes);
     double t0 = now();
@@ -237,12 +255,18 @@ static void run_size(plx_context_t ctx, plx_comm_t world, plx_comm_t ctl, int co
         if (coll == C_BARRIER && k < 4) continue;
         if (k == 2 && !has_root(coll)) continue;
         if (k == 3 && !has_op(coll)) continue;
+        if (k >= 4 && partner < 0) {
+            if (me == 0)
+                printf("mismatch_check: %s/%s %zu B: coll and order cases skipped: no other collective "
+                       "runs on the same path at this size\n", names[coll], algo, bytes);
+            break;
+        }
         call_t c = base;
         if (k == 0 && me == 2) c.count = base.count / 2;
         if (k == 1 && me == 2) c.dt = PLX_FLOAT64;
         if (k == 2 && me == 3) c.root = 1;
         if (k == 3 && me == 1) c.op = PLX_MAX;
-        if (k == 4 && me == 1) c.coll = other_coll(coll, slots);
+        if (k == 4 && me == 1) c.coll = partner;
         snprintf(what, sizeof what, "%s/%s %zu B %s", names[coll], algo, bytes, kind[k]);
         t0 = now();
         if (k < 5) {
@@ -250,7 +274,7 @@ static void run_size(plx_context_t ctx, plx_comm_t world, plx_comm_t ctl, int co
         } else {
             /* order: two collectives, started in opposite orders */
             call_t d = base;
-            d.coll = other_coll(coll, slots);
+            d.coll = partner;
             pending_t p[2];
             post(me < 2 ? &c : &d, world, &p[0]);
             post(me < 2 ? &d : &c, world, &p[1]);

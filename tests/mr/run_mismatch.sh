@@ -70,9 +70,26 @@ nalgos=0
 for ca in $algos; do
     coll=${ca%%:*}
     algo=${ca#*:}
+    # mismatch_check calls the nine equal-count collectives; the v-forms
+    # and scans are checked by their signature rule (lib/coll/signature.c)
+    # but not exercised here yet
+    case $coll in
+    allgatherv|alltoallv|gatherv|scatterv|reduce_scatterv|scan|exscan)
+        echo "(not exercised: $coll/$algo)"
+        continue ;;
+    esac
     extra=
     [ "$coll" = allreduce ] && [ "$algo" = shm_slots ] && extra=--graph
-    PLX_TUNE="$coll:0-inf@$algo" run_job "$coll/$algo" "$MR/mismatch_check" --coll "$coll" $extra
+    # a schedule algorithm's partner in the coll/order cases must run on a
+    # schedule too (by default the large sizes run as direct): pin two
+    pin=
+    case $algo in
+    shm_slots|direct) ;;
+    *) for p in allreduce:ring gather:linear; do
+           [ "${p%%:*}" = "$coll" ] || pin="$pin;${p%%:*}:0-inf@${p#*:}"
+       done ;;
+    esac
+    PLX_TUNE="$coll:0-inf@$algo$pin" run_job "$coll/$algo" "$MR/mismatch_check" --coll "$coll" $extra
     if [ "$coll" = allreduce ] && { [ "$algo" = shm_slots ] || [ "$algo" = ring ]; }; then
         # the library's line names both sides of the count case (8 B: rank 2
         # passed 1 float32 where the others passed 2; 4 MiB: half)
