@@ -82,6 +82,7 @@
 #define DIRECT_DONE_OFF  256
 #define DIRECT_FAIL_OFF  384
 #define DIRECT_WIN_MIN   512
+#define DIRECT_PIECE_MIN (32u << 10)   /* below this the system call per piece dominates */
 
 enum { DIRECT_TURN = 0, DIRECT_MEET, DIRECT_WORK, DIRECT_DRAIN, DIRECT_DONE };
 enum { ADDR_IN = 0, ADDR_OUT, ADDR_AUX };
@@ -570,7 +571,15 @@ static int work(direct_op_t *op)
         op->off = 0;
     }
     size_t o = op->off, l = sg.len - o;
-    size_t piece = nd->piece / op->es * op->es;
+    /* a reduction piece reads (and may write) it once per peer: shrink it
+     * with the rank count so one call stays about two copies of a piece
+     * long (the progress thread holds the context lock that long) */
+    size_t piece = nd->piece;
+    if (sg.kind == SEG_REDUCE && nd->n > 2) {
+        piece /= (size_t)(nd->n - 1);
+        if (piece < DIRECT_PIECE_MIN) piece = nd->piece < DIRECT_PIECE_MIN ? nd->piece : DIRECT_PIECE_MIN;
+    }
+    piece = piece / op->es * op->es;
     if (l > piece) l = piece;
     plx_status_t st;
     if (sg.kind == SEG_REDUCE)
