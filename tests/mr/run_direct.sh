@@ -5,7 +5,9 @@
 #   1. coll_check (every collective x datatype x count up to 1<<20 x op x
 #      root x in place, sub-communicators) at 1-5 ranks; counts of 1<<20
 #      span many pieces, 7 and 1000 are not divisible by the rank count;
-#   2. coll_check --nb --quick at 4 ranks and nb_check at 3 ranks (many
+#   2. coll_check with PLX_DIRECT_PIECE=4K (many pieces, prime counts) at
+#      3 ranks; PLX_DIRECT_PIECE=1K must fail plx_init;
+#      coll_check --nb --quick at 4 ranks and nb_check at 3 ranks (many
 #      collectives in flight at once, completed in any order);
 #      direct_mismatch_check at 2 and 3 ranks (ranks disagreeing on count,
 #      root or op all get PLX_ERR_MISMATCH, and the communicator still
@@ -81,6 +83,17 @@ for n in 1 2 3 4 5; do
     PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --big-dtypes "$dt"
     grep -q "algorithm direct" "$tmp/last.log" || fail "coll_check at $n ranks: the log shows no direct algorithm"
 done
+# many pieces per collective, counts that are primes
+PLX_DIRECT_PIECE=4K run_checks coll_check 3 "$MR/coll_check" --counts 0,1,7,1000,65537,100003 \
+    --coll allreduce,reduce_scatter,reduce,bcast,allgather,alltoall,gather,scatter
+# a bad piece size fails plx_init naming the variable
+if PLX_DIRECT_PIECE=1K "$RUN" -n 1 --timeout 60 "$MR/coll_check" --quick >"$tmp/bad.log" 2>&1 ||
+   ! grep -q "PLX_DIRECT_PIECE='1K' is not a byte count in 4K-64M" "$tmp/bad.log"; then
+    cat "$tmp/bad.log"
+    fail "PLX_DIRECT_PIECE=1K did not fail plx_init with a message naming it"
+else
+    echo "  ok: PLX_DIRECT_PIECE=1K rejected by plx_init"
+fi
 run_checks coll_check 4 "$MR/coll_check" --nb --quick --coll allreduce,reduce_scatter,reduce,bcast,allgather,alltoall,gather,scatter
 run_checks nb_check 3 "$MR/nb_check"
 for n in 2 3; do
