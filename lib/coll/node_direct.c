@@ -751,11 +751,10 @@ static int phase_start(void *arg, plx_status_t *st)
     return 1;
 }
 
-static int phase_advance(void *arg, plx_status_t *st)
+static int phase_advance(void *arg, plx_status_t *st, int *moved)
 {
     direct_phase_t *ph = arg;
-    int moved = 0;
-    if (!plx_direct_advance(&ph->op, &moved)) return 0;
+    if (!plx_direct_advance(&ph->op, moved)) return 0;
     *st = ph->op.status;
     return 1;
 }
