@@ -19,7 +19,8 @@
 #   4. a rank SIGKILLed in the middle of a loop of 4 MiB collectives
 #      (direct_kill_check): every other rank must get PLX_ERR_PEER_FAILED,
 #      for several collectives, victims and rank counts, with CMA and with
-#      PLX_SHM_CMA=0.
+#      PLX_SHM_CMA=0, and in the node-local phase of a hierarchical
+#      allreduce (2 simulated nodes, when built with UCX).
 # Prints each command, its time and ok/FAIL; exits 0/1.  ~60-90 s on 2 busy
 # cores.
 #
@@ -155,6 +156,25 @@ run_kill 3 auto allgather 1 0
 run_kill 4 auto alltoall 3 0
 run_kill 3 auto reduce 2 1
 run_kill 3 0 allreduce 1 0
+
+# the node-local phase of a hierarchical allreduce (4 ranks as 2 simulated
+# nodes, defaults: hier with direct node phases at 4 MiB); needs UCX
+if grep -q '^#define PLX_HAVE_UCX 1' "$top_builddir/plx_config.h" 2>/dev/null; then
+    log=$tmp/kill_hier.log
+    echo "+ PLX_TIMEOUT=60 $RUN -n 4 --nodes 2 --timeout 120 $MR/direct_kill_check --coll allreduce --victim 1"
+    PLX_TUNE= UCX_HANDLE_ERRORS=none PLX_TIMEOUT=60 PLX_LOG=none "$RUN" -n 4 --nodes 2 --timeout 120 \
+        "$MR/direct_kill_check" --coll allreduce --victim 1 >"$log" 2>&1
+    rc=$?
+    got=$(grep -c "returned a peer process failed" "$log")
+    if [ "$rc" -eq 0 ] && [ "$got" -eq 3 ]; then
+        echo "  ok: hierarchical allreduce, victim 1: PLX_ERR_PEER_FAILED on all 3 survivors"
+    else
+        cat "$log"
+        fail "hierarchical allreduce, victim 1: exit $rc, $got of 3 survivors got PLX_ERR_PEER_FAILED"
+    fi
+else
+    echo "  (built without UCX: the hierarchical kill case is skipped)"
+fi
 
 t_end=$(date +%s.%N)
 total=$(awk -v a="$t_start" -v b="$t_end" 'BEGIN { printf "%.1f", b - a }')
