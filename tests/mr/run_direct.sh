@@ -7,7 +7,7 @@
 #      span many pieces, 7 and 1000 are not divisible by the rank count;
 #   2. coll_check with PLX_DIRECT_PIECE=4K (many pieces, prime counts) at
 #      3 ranks; PLX_DIRECT_PIECE=1K must fail plx_init;
-#      coll_check --nb --quick at 4 ranks and nb_check at 3 ranks (many
+#      coll_check --nb --quick at 3 ranks and nb_check at 3 ranks (many
 #      collectives in flight at once, completed in any order);
 #      direct_mismatch_check at 2 and 3 ranks (ranks disagreeing on count,
 #      root or op all get PLX_ERR_MISMATCH, and the communicator still
@@ -95,7 +95,7 @@ if PLX_DIRECT_PIECE=1K "$RUN" -n 1 --timeout 60 "$MR/coll_check" --quick >"$tmp/
 else
     echo "  ok: PLX_DIRECT_PIECE=1K rejected by plx_init"
 fi
-run_checks coll_check 4 "$MR/coll_check" --nb --quick --coll allreduce,reduce_scatter,reduce,bcast,allgather,alltoall,gather,scatter
+run_checks coll_check 3 "$MR/coll_check" --nb --quick --coll allreduce,reduce_scatter,reduce,bcast,allgather,alltoall,gather,scatter
 run_checks nb_check 3 "$MR/nb_check"
 for n in 2 3; do
     PLX_LOG=error run_checks direct_mismatch_check "$n" "$MR/direct_mismatch_check"
