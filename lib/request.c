@@ -190,12 +190,15 @@ plx_status_t plx_req_completed_locked(plx_context_t ctx, plx_status_t st, plx_re
 static int advance_one(struct plx_request *r, int *moved)
 {
     switch (r->kind) {
-    case REQ_SCHED:
-        if (sched_advance(r->sched)) {
+    case REQ_SCHED: {
+        int m = 0;
+        if (sched_advance_moved(r->sched, &m)) {
             finish(r, sched_status(r->sched));
             return 1;
         }
+        if (m && moved) *moved = 1;
         return 0;
+    }
     case REQ_HOOK: {
         plx_status_t st = PLX_SUCCESS;
         if (r->hook.advance(r->hook.arg, &st)) {

@@ -738,7 +738,7 @@ static int advance(plx_sched_t *s, int *moved)
         for (int i = s->scan; i < s->post_end; i++) {
             sched_step_t *st = &s->steps[i];
             if (st->kind == SCHED_HOOK && !st->req.done &&
-                st->hook->advance(st->dst, &st->req.status))
+                st->hook->advance(st->dst, &st->req.status, moved))
                 st->req.done = 1;
         }
         while (s->scan < e) {
@@ -828,9 +828,14 @@ plx_status_t sched_restart(plx_sched_t *s)
 
 int sched_advance(plx_sched_t *s)
 {
-    if (s->state != ST_RUNNING) return s->state == ST_DONE;
     int moved = 0;
-    return advance(s, &moved);
+    return sched_advance_moved(s, &moved);
+}
+
+int sched_advance_moved(plx_sched_t *s, int *moved)
+{
+    if (s->state != ST_RUNNING) return s->state == ST_DONE;
+    return advance(s, moved);
 }
 
 plx_status_t sched_status(const plx_sched_t *s) { return s->status; }

@@ -38,10 +38,11 @@ typedef enum {
 /* A step whose work is done by code outside the schedule (the single-copy
  * node-local phase of lib/coll/hier.c): posted with the round like a
  * message, advanced on every pass until it says it finished.  Each
- * returns 1 when the work ended, with *st set (start may finish at once). */
+ * returns 1 when the work ended, with *st set (start may finish at once);
+ * advance sets *moved when it did some work without finishing. */
 typedef struct sched_hook_ops {
     int (*start)(void *arg, plx_status_t *st);
-    int (*advance)(void *arg, plx_status_t *st);
+    int (*advance)(void *arg, plx_status_t *st, int *moved);
     /* deadline / dead peer check (logs its own message) */
     int (*check)(void *arg, double elapsed, double limit, plx_status_t *st);
     /* the schedule ends early: never called again afterwards */
@@ -102,6 +103,9 @@ plx_status_t sched_start(plx_sched_t *s);
 /* Advance as far as possible without waiting (the caller polls the
  * transports, once for all schedules); 1 when done (see sched_status). */
 int sched_advance(plx_sched_t *s);
+/* The same; *moved is set when anything happened (a hook's work counts),
+ * so the caller does not back off while a hook is busy. */
+int sched_advance_moved(plx_sched_t *s, int *moved);
 plx_status_t sched_status(const plx_sched_t *s);
 plx_comm_t sched_comm(const plx_sched_t *s);
 void sched_free(plx_sched_t *s);

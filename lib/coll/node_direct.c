@@ -62,8 +62,9 @@
  *   alltoall        COPY block me of every member's input (in place: the
  *                   input is first copied to scratch, since each rank's
  *                   recvbuf is also the input its peers read)
- *   gather, scatter the root COPYs the first count/p elements of each
- *                   block, the other end WRITEs the rest
+ *   gather, scatter each block is split between the root and the other
+ *                   end so both copy (head_bytes: the root, which also
+ *                   copies its own block, takes the smaller share)
  *
  * In-place hazards: a slice the owner reduces in place is accumulated in a
  * private buffer and copied over its input piece only when all operands of
@@ -82,6 +83,7 @@
 #define DIRECT_DONE_OFF  256
 #define DIRECT_FAIL_OFF  384
 #define DIRECT_WIN_MIN   512
+#define DIRECT_PIECE_MIN (32u << 10)   /* below this the system call per piece dominates */
 
 enum { DIRECT_TURN = 0, DIRECT_MEET, DIRECT_WORK, DIRECT_DRAIN, DIRECT_DONE };
 enum { ADDR_IN = 0, ADDR_OUT, ADDR_AUX };
@@ -272,13 +274,22 @@ static size_t slice_len(const direct_op_t *op, int i)
     return coll_block_len(op->a.count, op->nd->n, i) * op->es;
 }
 
-/* Elements of block j of count split over n ranks that the block's
- * holder does not move itself: rooted copies split each block so both ends
- * copy (the root reads the first count/n elements, the other rank writes
- * the rest), keeping every core busy. */
+/* Gather and scatter split each block between its two ends so both
+ * cores copy: the first head_bytes of a block are the root's to move, the
+ * rest the other rank's.  Balanced work: each non-root moves (1-f) of its
+ * block, the root f of p-1 blocks plus a local memcpy of its own block
+ * (unless in place).  With a single-copy read at about 0.6 x memcpy speed
+ * (perf/limits) equal times need f = 0.4/p; in place f = 1/p. */
 static size_t head_bytes(const direct_op_t *op)
 {
-    return op->a.count / (size_t)op->nd->n * op->es;
+    const coll_args_t *a = &op->a;
+    size_t n = (size_t)op->nd->n, c = a->count;
+    int root_in_place = coll_in_place(a->coll == PLX_COLL_GATHER ? a->sbuf : a->rbuf);
+    size_t f_num = root_in_place ? 5 : 2;            /* f = f_num / (5 n) */
+    size_t head = c / (5 * n) * f_num + c % (5 * n) * f_num / (5 * n);
+    /* scatter: the non-root reads the head, so the root's share is the tail */
+    if (a->coll == PLX_COLL_SCATTER) head = c - head;
+    return head * op->es;
 }
 
 /* Segment i of this rank's work; 0 when there is none. */
@@ -342,7 +353,7 @@ static int get_seg(const direct_op_t *op, int i, direct_seg_t *sg)
         return 1;
     }
     case PLX_COLL_SCATTER: {
-        size_t h = head_bytes(op);
+        size_t h = head_bytes(op);   /* the non-root reads the head, the root writes the rest */
         if (me != root) {
             if (i > 0) return 0;
             *sg = SEG_READ(root, ADDR_IN, (size_t)me * N, h, rbuf);
@@ -585,7 +596,15 @@ static int work(direct_op_t *op)
         op->off = 0;
     }
     size_t o = op->off, l = sg.len - o;
-    size_t piece = nd->piece / op->es * op->es;
+    /* a reduction piece reads (and may write) it once per peer: shrink it
+     * with the rank count so one call stays about two copies of a piece
+     * long (the progress thread holds the context lock that long) */
+    size_t piece = nd->piece;
+    if (sg.kind == SEG_REDUCE && nd->n > 2) {
+        piece /= (size_t)(nd->n - 1);
+        if (piece < DIRECT_PIECE_MIN) piece = nd->piece < DIRECT_PIECE_MIN ? nd->piece : DIRECT_PIECE_MIN;
+    }
+    piece = piece / op->es * op->es;
     if (l > piece) l = piece;
     plx_status_t st;
     if (sg.kind == SEG_REDUCE)
@@ -757,11 +776,10 @@ static int phase_start(void *arg, plx_status_t *st)
     return 1;
 }
 
-static int phase_advance(void *arg, plx_status_t *st)
+static int phase_advance(void *arg, plx_status_t *st, int *moved)
 {
     direct_phase_t *ph = arg;
-    int moved = 0;
-    if (!plx_direct_advance(&ph->op, &moved)) return 0;
+    if (!plx_direct_advance(&ph->op, moved)) return 0;
     *st = ph->op.status;
     return 1;
 }

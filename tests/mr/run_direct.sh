@@ -5,7 +5,9 @@
 #   1. coll_check (every collective x datatype x count up to 1<<20 x op x
 #      root x in place, sub-communicators) at 1-5 ranks; counts of 1<<20
 #      span many pieces, 7 and 1000 are not divisible by the rank count;
-#   2. coll_check --nb --quick at 4 ranks and nb_check at 3 ranks (many
+#   2. coll_check with PLX_DIRECT_PIECE=4K (many pieces, prime counts) at
+#      3 ranks; PLX_DIRECT_PIECE=1K must fail plx_init;
+#      coll_check --nb --quick at 3 ranks and nb_check at 3 ranks (many
 #      collectives in flight at once, completed in any order);
 #      direct_mismatch_check at 2 and 3 ranks (ranks disagreeing on count,
 #      root or op all get PLX_ERR_MISMATCH, and the communicator still
@@ -17,7 +19,8 @@
 #   4. a rank SIGKILLed in the middle of a loop of 4 MiB collectives
 #      (direct_kill_check): every other rank must get PLX_ERR_PEER_FAILED,
 #      for several collectives, victims and rank counts, with CMA and with
-#      PLX_SHM_CMA=0.
+#      PLX_SHM_CMA=0, and in the node-local phase of a hierarchical
+#      allreduce (2 simulated nodes, when built with UCX).
 # Prints each command, its time and ok/FAIL; exits 0/1.  ~60-90 s on 2 busy
 # cores.
 #
@@ -81,7 +84,18 @@ for n in 1 2 3 4 5; do
     PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --big-dtypes "$dt"
     grep -q "algorithm direct" "$tmp/last.log" || fail "coll_check at $n ranks: the log shows no direct algorithm"
 done
-run_checks coll_check 4 "$MR/coll_check" --nb --quick --coll allreduce,reduce_scatter,reduce,bcast,allgather,alltoall,gather,scatter
+# many pieces per collective, counts that are primes
+PLX_DIRECT_PIECE=4K run_checks coll_check 3 "$MR/coll_check" --counts 0,1,7,1000,65537,100003 \
+    --coll allreduce,reduce_scatter,reduce,bcast,allgather,alltoall,gather,scatter
+# a bad piece size fails plx_init naming the variable
+if PLX_DIRECT_PIECE=1K "$RUN" -n 1 --timeout 60 "$MR/coll_check" --quick >"$tmp/bad.log" 2>&1 ||
+   ! grep -q "PLX_DIRECT_PIECE='1K' is not a byte count in 4K-64M" "$tmp/bad.log"; then
+    cat "$tmp/bad.log"
+    fail "PLX_DIRECT_PIECE=1K did not fail plx_init with a message naming it"
+else
+    echo "  ok: PLX_DIRECT_PIECE=1K rejected by plx_init"
+fi
+run_checks coll_check 3 "$MR/coll_check" --nb --quick --coll allreduce,reduce_scatter,reduce,bcast,allgather,alltoall,gather,scatter
 run_checks nb_check 3 "$MR/nb_check"
 for n in 2 3; do
     PLX_LOG=error run_checks direct_mismatch_check "$n" "$MR/direct_mismatch_check"
@@ -142,6 +156,25 @@ run_kill 3 auto allgather 1 0
 run_kill 4 auto alltoall 3 0
 run_kill 3 auto reduce 2 1
 run_kill 3 0 allreduce 1 0
+
+# the node-local phase of a hierarchical allreduce (4 ranks as 2 simulated
+# nodes, defaults: hier with direct node phases at 4 MiB); needs UCX
+if grep -q '^#define PLX_HAVE_UCX 1' "$top_builddir/plx_config.h" 2>/dev/null; then
+    log=$tmp/kill_hier.log
+    echo "+ PLX_TIMEOUT=60 $RUN -n 4 --nodes 2 --timeout 120 $MR/direct_kill_check --coll allreduce --victim 1"
+    PLX_TUNE= UCX_HANDLE_ERRORS=none PLX_TIMEOUT=60 PLX_LOG=none "$RUN" -n 4 --nodes 2 --timeout 120 \
+        "$MR/direct_kill_check" --coll allreduce --victim 1 >"$log" 2>&1
+    rc=$?
+    got=$(grep -c "returned a peer process failed" "$log")
+    if [ "$rc" -eq 0 ] && [ "$got" -eq 3 ]; then
+        echo "  ok: hierarchical allreduce, victim 1: PLX_ERR_PEER_FAILED on all 3 survivors"
+    else
+        cat "$log"
+        fail "hierarchical allreduce, victim 1: exit $rc, $got of 3 survivors got PLX_ERR_PEER_FAILED"
+    fi
+else
+    echo "  (built without UCX: the hierarchical kill case is skipped)"
+fi
 
 t_end=$(date +%s.%N)
 total=$(awk -v a="$t_start" -v b="$t_end" 'BEGIN { printf "%.1f", b - a }')

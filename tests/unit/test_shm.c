@@ -680,6 +680,47 @@ static void body_peer_failed(rk_t *k)
     }
 }
 
+/* peer_read / peer_write (the single-copy collectives' access to a peer's
+ * memory): each rank reads the other's pattern and writes its own into the
+ * other's second buffer; with CMA off both answer NOT_SUPPORTED. */
+static void body_peer_access(rk_t *k)
+{
+    enum { LEN = (1 << 20) + 3 };   /* not a multiple of a page or a word */
+    unsigned char *mine = malloc(LEN), *into = calloc(1, LEN), *got = malloc(LEN);
+    int peer = 1 - k->rank;
+    for (size_t i = 0; i < LEN; i++) mine[i] = (unsigned char)(i * 7 + (size_t)k->rank);
+    uint64_t addr[2] = { (uint64_t)(uintptr_t)mine, (uint64_t)(uintptr_t)into }, theirs[2];
+    if (k->rank == 0) {
+        CHECK(k, send_b(k, peer, 9, addr, sizeof addr) == PLX_SUCCESS, "send addresses");
+        CHECK(k, recv_b(k, peer, 9, theirs, sizeof theirs, NULL) == PLX_SUCCESS, "recv addresses");
+    } else {
+        CHECK(k, recv_b(k, peer, 9, theirs, sizeof theirs, NULL) == PLX_SUCCESS, "recv addresses");
+        CHECK(k, send_b(k, peer, 9, addr, sizeof addr) == PLX_SUCCESS, "send addresses");
+    }
+    plx_status_t want = k->cma_off ? PLX_ERR_NOT_SUPPORTED : PLX_SUCCESS;
+    CHECK(k, k->ops->peer_read(k->tl, peer, NULL, 0, 0) == want, "probe (len 0)");
+    CHECK(k, k->ops->peer_read(k->tl, 7, got, theirs[0], 1) == PLX_ERR_NOT_SUPPORTED, "no such peer");
+    plx_status_t st = k->ops->peer_read(k->tl, peer, got, theirs[0], LEN);
+    CHECK(k, st == want, "peer_read returned %d", (int)st);
+    if (st == PLX_SUCCESS) {
+        size_t bad = 0;
+        for (size_t i = 0; i < LEN; i++) bad += got[i] != (unsigned char)(i * 7 + (size_t)peer);
+        CHECK(k, bad == 0, "%zu wrong bytes read", bad);
+    }
+    st = k->ops->peer_write(k->tl, peer, theirs[1] + 1, mine, LEN - 1);
+    CHECK(k, st == want, "peer_write returned %d", (int)st);
+    barrier(k);   /* both writes done */
+    if (st == PLX_SUCCESS) {
+        size_t bad = into[0] != 0;
+        for (size_t i = 1; i < LEN; i++) bad += into[i] != (unsigned char)((i - 1) * 7 + (size_t)peer);
+        CHECK(k, bad == 0, "%zu wrong bytes written into me", bad);
+    }
+    barrier(k);   /* nobody reads or writes our buffers any more */
+    free(mine);
+    free(into);
+    free(got);
+}
+
 /* Control messages (FIN/CTS) and sends queued behind a full ring; a queued
  * send cancelled.  Run with a tiny ring (64 cells). */
 static void body_ctrl_full(rk_t *k)
@@ -1139,6 +1180,10 @@ START_TEST(t_probe_refused_forced)
 END_TEST
 START_TEST(t_peer_failed)     { ck_assert_int_eq(run_job(3, NULL, body_peer_failed, NULL, 0), 0); }
 END_TEST
+START_TEST(t_peer_access)     { ck_assert_int_eq(run_job(2, NULL, body_peer_access, NULL, 0), 0); }
+END_TEST
+START_TEST(t_stage_peer_access) { ck_assert_int_eq(run_job(2, NULL, body_peer_access, env_cma_off, 0), 0); }
+END_TEST
 START_TEST(t_multinode)       { ck_assert_int_eq(run_job(5, two_nodes, body_multinode, NULL, 1), 0); }
 END_TEST
 START_TEST(t_env_bad_values)
@@ -1192,13 +1237,14 @@ static Suite *shm_suite(void)
         { "basic", t_many }, { "basic", t_many_tiny_ring }, { "basic", t_self1 },
         { "basic", t_self2 }, { "basic", t_truncate }, { "basic", t_opposite },
         { "basic", t_cancel }, { "basic", t_cancel2 }, { "basic", t_ctrl_full },
+        { "basic", t_peer_access },
         { "staging", t_stage_pingpong }, { "staging", t_stage_tag_order },
         { "staging", t_stage_unexpected }, { "staging", t_stage_many }, { "staging", t_stage_self },
         { "staging", t_stage_truncate }, { "staging", t_stage_opposite },
         { "staging", t_stage_cancel }, { "staging", t_stage_small_chunks },
         { "staging", t_stage_cancel2 }, { "staging", t_stage_ctrl_full },
         { "staging", t_runtime_eperm }, { "staging", t_probe_refused },
-        { "staging", t_probe_refused_forced },
+        { "staging", t_probe_refused_forced }, { "staging", t_stage_peer_access },
         { "ranks", t_alltoall5 }, { "ranks", t_stage_alltoall5 }, { "ranks", t_peer_failed },
         { "ranks", t_dead_sender },
         { "ranks", t_multinode }, { "env", t_env_bad_values }, { "env", t_env_cma_forced },
