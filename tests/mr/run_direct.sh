@@ -158,7 +158,8 @@ run_kill 3 auto reduce 2 1
 run_kill 3 0 allreduce 1 0
 
 # the node-local phase of a hierarchical allreduce (4 ranks as 2 simulated
-# nodes, defaults: hier with direct node phases at 4 MiB); needs UCX
+# nodes, defaults: hier, whose node phases run on messages while
+# HIER_DIRECT_MIN is off in lib/coll/hier.c); needs UCX
 if grep -q '^#define PLX_HAVE_UCX 1' "$top_builddir/plx_config.h" 2>/dev/null; then
     log=$tmp/kill_hier.log
     echo "+ PLX_TIMEOUT=60 $RUN -n 4 --nodes 2 --timeout 120 $MR/direct_kill_check --coll allreduce --victim 1"
