@@ -89,7 +89,7 @@ PLX_DIRECT_PIECE=4K run_checks coll_check 3 "$MR/coll_check" --counts 0,1,7,1000
     --coll allreduce,reduce_scatter,reduce,bcast,allgather,alltoall,gather,scatter
 # a bad piece size fails plx_init naming the variable
 if PLX_DIRECT_PIECE=1K "$RUN" -n 1 --timeout 60 "$MR/coll_check" --quick >"$tmp/bad.log" 2>&1 ||
-   ! grep -q "PLX_DIRECT_PIECE='1K' is not a byte count in 4K-64M" "$tmp/bad.log"; then
+   ! grep -q "PLX_DIRECT_PIECE='1K' is not a byte count in \[4K, 64M\]" "$tmp/bad.log"; then
     cat "$tmp/bad.log"
     fail "PLX_DIRECT_PIECE=1K did not fail plx_init with a message naming it"
 else
