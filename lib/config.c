@@ -49,7 +49,7 @@ const plx_env_var_t plx_env_vars[] = {
     { "PLX_LOG", "warn", "none|error|warn|info|debug|trace: what Plexus prints on stderr (info: each first use of an algorithm)",
       PLX_ENV_LOGLEVEL, 0, 0, NULL, PLX_CFG(log_level) },
     { "PLX_LOG_FILE", "", "write this rank's log lines to this file (appended) instead of stderr; %h = hostname, %p = pid, %r = rank, %% = %, e.g. /tmp/plexus-%h-%r.log",
-      PLX_ENV_TEXT, 0, 4095 },
+      PLX_ENV_LOGFILE, 0, 1023 },
     { "PLX_TUNE", "", "selector overrides, e.g. 'allreduce:0-8K@recursive_doubling,8K-inf@ring;bcast:0-inf@binomial' (see plexus_info --tune)",
       PLX_ENV_TEXT, 0, 1023, NULL, PLX_CFG(tune) },
     { "PLX_PROGRESS", "caller", "caller|thread - who drives communication: the calls of the application (test/wait), or also a background progress thread that moves collectives while the application computes",
@@ -213,6 +213,17 @@ static int env_parse(const plx_env_var_t *v, const char *s, env_value_t *val, ch
         if ((val->i = choice_index(v->choices, s)) >= 0) return 0;
         snprintf(err, errlen, "%s='%.80s' is not one of %s", v->name, s, v->choices);
         return -1;
+    case PLX_ENV_LOGFILE: {
+        char path[4096];
+        if (strlen(s) > (size_t)v->hi) {
+            snprintf(err, errlen, "%s='%.60s...' is longer than %.0f characters", v->name, s, v->hi);
+            return -1;
+        }
+        if (!*s || plx_log_file_expand(s, 0, path, sizeof path) == 0) return 0;
+        snprintf(err, errlen, "%s='%.80s' is not a file name using only %%h (hostname), %%p (pid), "
+                 "%%r (rank) and %%%% as %% sequences", v->name, s);
+        return -1;
+    }
     case PLX_ENV_LOGLEVEL:
         if ((val->i = plx_log_parse(s)) >= 0) return 0;
         snprintf(err, errlen, "%s='%.80s' is not one of none|error|warn|info|debug|trace (or 0-5)",
@@ -301,16 +312,6 @@ plx_status_t plx_config_load(plx_config_t *cfg, char *err, size_t errlen)
         case PLX_ENV_CHOICE:
         case PLX_ENV_LOGLEVEL: memcpy(dst, &val.i, sizeof val.i); break;
         default: break;
-        }
-    }
-    /* PLX_LOG_FILE: only the %-sequences log.c expands */
-    const char *lf = getenv("PLX_LOG_FILE");
-    if (lf) {
-        char path[4096];
-        if (plx_log_file_expand(lf, 0, path, sizeof path) != 0) {
-            snprintf(err, errlen, "PLX_LOG_FILE='%s' is not a file name using only %%h (hostname), "
-                     "%%p (pid), %%r (rank) and %%%% as %% sequences", lf);
-            return PLX_ERR_INVALID_ARG;
         }
     }
     /* PLX_TRANSPORTS: blanks do not count ("shm, ucx") */

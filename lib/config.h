@@ -38,6 +38,8 @@ typedef enum plx_env_kind {
     PLX_ENV_CHOICE,         /* one of the '|'-separated words of choices (any case); the value
                                is its index in choices; destination: int */
     PLX_ENV_LOGLEVEL,       /* none|error|warn|info|debug|trace or 0-5 (plx_log_parse); int */
+    PLX_ENV_LOGFILE,        /* a file name of at most hi characters whose %-sequences are
+                               only %h %p %r %% (plx_log_file_expand); empty = unset */
 } plx_env_kind_t;
 
 typedef struct plx_env_var {

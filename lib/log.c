@@ -113,7 +113,7 @@ int plx_log_file_expand(const char *pattern, int rank, char *out, size_t outlen)
 int plx_log_file_open(char *err, size_t errlen)
 {
     const char *pattern = getenv("PLX_LOG_FILE");
-    if (!pattern || log_fd != 2) return 0;   /* stderr, or already open (a second context) */
+    if (!pattern || !*pattern || log_fd != 2) return 0;   /* stderr (unset or empty), or already open */
     char path[4096];
     if (plx_log_file_expand(pattern, log_rank, path, sizeof path) != 0) {
         snprintf(err, errlen, "PLX_LOG_FILE='%s' is not a file name with only %%h (host), %%p (pid), "

@@ -45,7 +45,8 @@ flags=(-g -O1 -fno-omit-frame-pointer -std=gnu11 -pthread -Wall -Wextra
        -fsanitize=address,undefined -fno-sanitize-recover=undefined
        -include "$B/plx_config.h" -I"$S/include" -iquote "$S/lib" -iquote "$S/transports")
 cd "$S" || exit 1
-srcs=$(find lib transports/shm -name '*.c' | sort)
+# lib/mpi/ is the MPI layer (its own library, built against an MPI's mpi.h)
+srcs=$(find lib transports/shm -name '*.c' -not -path 'lib/mpi/*' | sort)
 newest_hdr=$(find lib include transports/shm transports/transport.h "$B/plx_config.h" -name '*.h' -newer "$B/lib.a" 2>/dev/null | head -1)
 [ -f "$B/lib.a" ] || newest_hdr=all
 objs=()
