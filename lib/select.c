@@ -18,16 +18,16 @@
  * single-copy collectives (direct, issue 11) run where the sweeps of
  * perf/RESULTS.md ("Issue 11") measured them fastest: allreduce and
  * allgather from 64 KiB at any size; reduce_scatter from 64 KiB on 3+ ranks
- * and from 1 MiB on 2; bcast, gather, scatter from 256 KiB and reduce from
- * 1 MiB on 2 ranks only (with more ranks than cores binomial/linear won);
- * alltoall never by default (pairwise/linear won). */
+ * and from 4 MiB on 2; bcast, gather, scatter from 256 KiB on 2 ranks only
+ * (with more ranks than cores binomial/linear won); reduce and alltoall
+ * never by default (binomial, pairwise/linear won or tied). */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
     "bcast:0-32K/2-2@shm_slots,256K-inf/2-2@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
-    "reduce:0-32K/2-2@shm_slots,1M-inf/2-2@direct,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather;"
+    "reduce:0-32K/2-2@shm_slots,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather;"
     "allreduce:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-16K@recursive_doubling,16K-inf@ring;"
     "allgather:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-32K@bruck,32K-inf@ring;"
-    "reduce_scatter:1M-inf/2-2@direct,64K-inf/3-inf@direct,0-16K@recursive_halving,16K-inf@ring;"
+    "reduce_scatter:4M-inf/2-2@direct,64K-inf/3-inf@direct,0-16K@recursive_halving,16K-inf@ring;"
     "alltoall:0-4K@linear,4K-inf@pairwise;"
     "gather:256K-inf/2-2@direct,0-32K@binomial,32K-inf@linear;"
     "scatter:256K-inf/2-2@direct,0-32K@binomial,32K-inf@linear";
