@@ -14,19 +14,23 @@
  * allgather and barrier at 2 and 4 ranks; for bcast and reduce only at 2
  * ranks (with more ranks than cores its two-deep slot pipeline stalls the
  * root while p2p eager rings let it run ahead, so binomial wins).  The
- * schedule thresholds come from the same sweeps at 2 ranks.  From 64 KiB
- * the single-copy collectives (direct) run wherever every rank shares the
- * node and can be read with one copy (issue 11; perf/RESULTS.md). */
+ * schedule thresholds come from the same sweeps at 2 ranks.  The
+ * single-copy collectives (direct, issue 11) run where the sweeps of
+ * perf/RESULTS.md ("Issue 11") measured them fastest: allreduce and
+ * allgather from 64 KiB at any size; reduce_scatter from 64 KiB on 3+ ranks
+ * and from 4 MiB on 2; bcast, gather, scatter from 256 KiB on 2 ranks only
+ * (with more ranks than cores binomial/linear won); reduce and alltoall
+ * never by default (binomial, pairwise/linear won or tied). */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
-    "bcast:0-32K/2-2@shm_slots,64K-inf@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
-    "reduce:0-32K/2-2@shm_slots,64K-inf@direct,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather,0-inf@ordered;"
+    "bcast:0-32K/2-2@shm_slots,256K-inf/2-2@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
+    "reduce:0-32K/2-2@shm_slots,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather,0-inf@ordered;"
     "allreduce:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-16K@recursive_doubling,16K-inf@ring,0-inf@recursive_doubling;"
     "allgather:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-32K@bruck,32K-inf@ring;"
-    "reduce_scatter:64K-inf@direct,0-16K@recursive_halving,16K-inf@ring,0-inf@ordered;"
-    "alltoall:64K-inf@direct,0-4K@linear,4K-inf@pairwise;"
-    "gather:64K-inf@direct,0-32K@binomial,32K-inf@linear;"
-    "scatter:64K-inf@direct,0-32K@binomial,32K-inf@linear;"
+    "reduce_scatter:4M-inf/2-2@direct,64K-inf/3-inf@direct,0-16K@recursive_halving,16K-inf@ring,0-inf@ordered;"
+    "alltoall:0-4K@linear,4K-inf@pairwise;"
+    "gather:256K-inf/2-2@direct,0-32K@binomial,32K-inf@linear;"
+    "scatter:256K-inf/2-2@direct,0-32K@binomial,32K-inf@linear;"
     /* issue 14; the last range of reduce/allreduce/reduce_scatter is the
      * rank-ordered fallback a non-commutative user op falls through to */
     "allgatherv:0-64K@linear,64K-inf@ring;"
