@@ -43,20 +43,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int rank, size;
-static long checks, failures;
-
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        checks++;                                                             \
-        if (!(cond)) {                                                        \
-            if (failures++ < 50) {                                            \
-                fprintf(stderr, "comm2_check rank %d line %d: ", rank, __LINE__); \
-                fprintf(stderr, __VA_ARGS__);                                 \
-                fputc('\n', stderr);                                          \
-            }                                                                 \
-        }                                                                     \
-    } while (0)
+#define CHECK_PROG "comm2_check"
+#include "check.h"
 
 static int32_t val(int r, size_t i, int k) { return (int32_t)((r * 1000003u + i * 7919u + (unsigned)k * 31u) % 100003u); }
 

@@ -36,20 +36,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static int rank, size;
-static long checks, failures;
-
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        checks++;                                                               \
-        if (!(cond)) {                                                          \
-            if (failures++ < 50) {                                              \
-                fprintf(stderr, "persist_check rank %d line %d: ", rank, __LINE__); \
-                fprintf(stderr, __VA_ARGS__);                                   \
-                fputc('\n', stderr);                                            \
-            }                                                                   \
-        }                                                                       \
-    } while (0)
+#define CHECK_PROG "persist_check"
+#include "check.h"
 
 enum { C_BARRIER, C_BCAST, C_REDUCE, C_ALLREDUCE, C_ALLGATHER, C_REDUCE_SCATTER, C_ALLTOALL,
        C_GATHER, C_SCATTER, C_N };

@@ -25,20 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size;
-static long checks, failures;
-
-#define CHECK(cond, ...)                                                             \
-    do {                                                                             \
-        checks++;                                                                    \
-        if (!(cond)) {                                                               \
-            if (failures++ < 50) {                                                   \
-                fprintf(stderr, "persist_vcoll_check rank %d line %d: ", rank, __LINE__); \
-                fprintf(stderr, __VA_ARGS__);                                        \
-                fputc('\n', stderr);                                                 \
-            }                                                                        \
-        }                                                                            \
-    } while (0)
+#define CHECK_PROG "persist_vcoll_check"
+#include "check.h"
 
 enum { C_ALLGATHERV, C_ALLTOALLV, C_GATHERV, C_SCATTERV, C_REDUCE_SCATTERV, C_SCAN, C_EXSCAN, C_N };
 static const char *cname[C_N] = { "allgatherv", "alltoallv", "gatherv", "scatterv",
