@@ -36,9 +36,9 @@ const plx_env_var_t plx_env_vars[] = {
       PLX_ENV_UNCHECKED },
     { "PLX_ABORT_FD", "", "set by plexusrun: file descriptor of the pipe on which plx_abort tells plexusrun which rank aborted with which code",
       PLX_ENV_INT, 0, 1 << 20 },
-    { "PLX_LOCAL_RANK", "", "set by plexusrun: this rank's index among the ranks of its node (0..PLX_LOCAL_SIZE-1), e.g. to pick a GPU; not read by Plexus (under srun: SLURM_LOCALID, mpirun.mpich: MPI_LOCALRANKID, Open MPI: OMPI_COMM_WORLD_LOCAL_RANK)",
+    { "PLX_LOCAL_RANK", "", "this rank's index among the ranks of its node (0..PLX_LOCAL_SIZE-1), e.g. to pick a GPU; set by plexusrun, else by plx_init from the ranks it found on the node (unless already set); plx_local_rank() reads it first, then MPI_LOCALRANKID (hydra), OMPI_COMM_WORLD_LOCAL_RANK (Open MPI), SLURM_LOCALID (srun)",
       PLX_ENV_INT, 0, 1 << 20 },
-    { "PLX_LOCAL_SIZE", "", "set by plexusrun: the number of ranks on this rank's node (simulated nodes with --nodes count separately); not read by Plexus",
+    { "PLX_LOCAL_SIZE", "", "the number of ranks on this rank's node (simulated nodes with plexusrun --nodes count separately); set with PLX_LOCAL_RANK by plexusrun or plx_init; plx_local_rank() reads it, then MPI_LOCALNRANKS, OMPI_COMM_WORLD_LOCAL_SIZE, Slurm's tasks per node",
       PLX_ENV_INT, 1, 1 << 20 },
     { "PLX_BIND_TO", "auto", "auto|core|none - plexusrun: the default of --bind-to (auto: one core per rank when the ranks fit on the cores, else none); make check sets none (pinned ranks cannot leave a core that other processes keep busy)",
       PLX_ENV_CHOICE, 0, 0, "auto|core|none" },
@@ -95,43 +95,6 @@ const plx_env_var_t *plx_env_find(const char *name)
     for (const plx_env_var_t *v = plx_env_vars; v->name; v++)
         if (strcmp(v->name, name) == 0) return v;
     return NULL;
-}
-
-int plx_parse_size(const char *s, size_t *out)
-{
-    if (!s) return -1;
-    while (isspace((unsigned char)*s)) s++;
-    if (strcasecmp(s, "inf") == 0) { *out = SIZE_MAX; return 0; }
-    if (!isdigit((unsigned char)*s)) return -1;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno) return -1;
-    unsigned shift = 0;
-    switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    default: break;
-    }
-    if (*end == 'B' || *end == 'b') end++;
-    if (*end != '\0') return -1;
-    if (shift && v > (ULLONG_MAX >> shift)) return -1;
-    v <<= shift;
-    if (v > SIZE_MAX) return -1;
-    *out = (size_t)v;
-    return 0;
-}
-
-int plx_parse_seconds(const char *s, double *out)
-{
-    if (!s || !*s) return -1;   /* as the bootstrap (lib/bootstrap/client.c) parses PLX_TIMEOUT */
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end != '\0' || !(v > 0) || !isfinite(v) || v > PLX_TIMEOUT_MAX_S) return -1;
-    *out = v;
-    return 0;
 }
 
 /* A size bound as text: 4K, 64M, 0. */

@@ -22,6 +22,7 @@
 #define PLX_CONFIG_H
 
 #include "plx_internal.h"
+#include "parse_num.h"   /* plx_parse_size, plx_parse_seconds */
 
 #include <stddef.h>
 
@@ -55,21 +56,12 @@ typedef struct plx_env_var {
 /* Destination of a row: a field of plx_config_t (0 means none). */
 #define PLX_CFG(field) (offsetof(plx_config_t, field) + 1)
 
-/* Longest PLX_TIMEOUT, in seconds (the bootstrap applies the same bound). */
-#define PLX_TIMEOUT_MAX_S 1e7
 
 /* All variables, terminated by name == NULL. */
 extern const plx_env_var_t plx_env_vars[];
 
 /* The row of a variable, or NULL. */
 const plx_env_var_t *plx_env_find(const char *name);
-
-/* Parse a size with optional K/M/G suffix (powers of 1024) and optional B,
- * or "inf".  Returns 0 and *out on success, -1 on a bad string. */
-int plx_parse_size(const char *s, size_t *out);
-/* Parse a positive number of seconds (fractions allowed) up to
- * PLX_TIMEOUT_MAX_S. -1 if bad. */
-int plx_parse_seconds(const char *s, double *out);
 
 /* Check one value against its row.  0 if valid; -1 with a message naming
  * the variable, the value and what is accepted in err. */

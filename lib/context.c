@@ -9,6 +9,7 @@
  * world communicator, the selector.
  */
 #include "plx_internal.h"
+#include "api/local_rank.h"
 #include "request.h"
 #include "config.h"
 #include "select.h"
@@ -105,6 +106,8 @@ static plx_status_t discover_nodes(plx_context_t ctx)
     }
     free(all);
     plx_log_show_host(ctx->nnodes > 1);    /* log lines say where each rank runs */
+    /* PLX_LOCAL_RANK/SIZE for later code and children, under any launcher */
+    plx_local_rank_publish(ctx->node_of, ctx->size, ctx->rank);
     return PLX_SUCCESS;
 }
 

@@ -1,7 +1,7 @@
 # man/gen_man3.awk — section-3 man pages from the doc comments of
 # include/plexus.h, the one source of the API's documentation.
 #
-#   awk -v outdir=man/man3 -v version=0.1.0 -f man/gen_man3.awk include/plexus.h
+#   awk -v outdir=man/man3 -v version=0.1.0 -v bugs=URL -f man/gen_man3.awk include/plexus.h
 #
 # Writes one page per documented group of declarations: the comment right
 # above one or more consecutive function declarations documents them all,
@@ -14,6 +14,15 @@
 # per line (what make install installs).
 #
 # POSIX awk only (mawk, busybox, gawk): the build needs no other tool.
+
+# The bug address, AC_INIT's (make passes -v bugs='$(PACKAGE_BUGREPORT)').
+function print_bugs(f) {
+    if (bugs == "") return
+    print ".SH BUGS" > f
+    print "Report bugs at" > f
+    print ".UR " bugs > f
+    print ".UE ." > f
+}
 
 function roff_escape(s) {
     gsub(/\\/, "\\e", s)
@@ -117,6 +126,7 @@ function flush_group(    f, i, names, desc_n, desc, sec_n, sec, j, same) {
     } else {
         print "See DESCRIPTION." > f
     }
+    print_bugs(f)
     print ".SH SEE ALSO" > f
     print "plexus(3), plx_strerror(3), plexusrun(1), plexus_info(1)" > f
     close(f)
@@ -185,6 +195,7 @@ function finish_comment(    i) {
         printf "%s", roff_text(cn, cbuf) > f
         print ".PP" > f
         print "Each function has its own page, e.g. plx_init(3), plx_allreduce(3)." > f
+        print_bugs(f)
         print ".SH SEE ALSO" > f
         print "plexusrun(1), plexus_info(1), plx_perf(1)" > f
         close(f)

@@ -2,11 +2,15 @@
 # tests/launchers.sh — Plexus started by other launchers:
 #   1. mpirun of Open MPI (PMIx), no Plexus variable set: coll_check --quick
 #      at 4 ranks; PLX_LOG=debug must show "found through pmix" on every rank;
+#      tests/mr/launch_check at 4 ranks: one job of 4, and each rank's local
+#      rank (plx_local_rank before plx_init, from OMPI_COMM_WORLD_LOCAL_*)
+#      is its rank, of 4, and equals the PLX_LOCAL_* plx_init sets;
 #   2. an MPI program bootstrapping Plexus from MPI_COMM_WORLD through
 #      plx_init_oob (tests/mpi/oob_mpi.c, built here with mpicc.openmpi)
 #      at 3 ranks, results compared with MPI's.
 #   3. mpirun.mpich (MPICH's hydra, PMI): tests/mr/launch_check at 4 ranks
-#      must be one job of 4 (PLX_LOG=debug: "found through pmi" on each);
+#      must be one job of 4 (PLX_LOG=debug: "found through pmi" on each),
+#      local rank r of 4 on rank r (MPI_LOCALRANKID, then plx_init's);
 #      with PMI_FD taken away, plx_init must refuse instead of running 2
 #      singletons; -pmi-port (PMI over TCP) at 3 ranks.
 # Each part is skipped (with the reason) when its tools are missing; the
@@ -20,7 +24,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 # no Plexus bootstrap variables may leak in from the caller
-unset PLX_RANK PLX_SIZE PLX_BOOTSTRAP PLX_JOB_KEY PLX_JOB_ID PLX_LAUNCHER
+unset PLX_RANK PLX_SIZE PLX_BOOTSTRAP PLX_JOB_KEY PLX_JOB_ID PLX_LAUNCHER PLX_LOCAL_RANK PLX_LOCAL_SIZE
+# "rank r of 4 ok (local rank r of 4)" on every rank: one node, so the local
+# rank the launcher gave (before plx_init) is the rank; launch_check itself
+# fails a rank whose PLX_LOCAL_* after plx_init disagree
+local4='launch_check: rank \([0-3]\) of 4 ok (local rank \1 of 4)$'
 fail=0 ran=0
 
 if ! command -v mpirun.openmpi >/dev/null; then
@@ -37,6 +45,14 @@ else
     else
         grep -v " debug: \| trace: " "$tmp/out" | tail -30; grep "initialised" "$tmp/out"
         echo "  FAIL: coll_check under mpirun.openmpi"; fail=1
+    fi
+    echo "+ mpirun.openmpi -n 4 launch_check --size 4  (local ranks)"
+    if timeout 300 mpirun.openmpi -n 4 "$mr/launch_check" --size 4 >"$tmp/out" 2>&1 &&
+       [ "$(grep -c "$local4" "$tmp/out")" -eq 4 ]; then
+        grep 'launch_check:' "$tmp/out" | sort
+        echo "  ok: one job of 4, local ranks 0..3 of 4 before and after plx_init"
+    else
+        tail -30 "$tmp/out"; echo "  FAIL: launch_check under mpirun.openmpi"; fail=1
     fi
 fi
 
@@ -75,7 +91,7 @@ else
     ran=1
     echo "+ mpirun.mpich -n 4 launch_check --size 4"
     if timeout 300 mpirun.mpich -n 4 -genv PLX_LOG debug "$mr/launch_check" --size 4 >"$tmp/out" 2>&1 &&
-       [ "$(grep -c 'launch_check: rank [0-3] of 4 ok' "$tmp/out")" -eq 4 ] &&
+       [ "$(grep -c "$local4" "$tmp/out")" -eq 4 ] &&
        [ "$(grep -c 'found through pmi$' "$tmp/out")" -eq 4 ]; then
         grep 'launch_check:' "$tmp/out" | sort
         echo "  ok: one job of 4 ranks through hydra's PMI"

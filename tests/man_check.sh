@@ -57,5 +57,21 @@ for tool in tools/plexusrun tools/plexus_info perf/plx_perf; do
     done
 done
 echo "checked the section-1 pages against each tool's --help"
+# one bug address everywhere: AC_INIT's, in every page's BUGS section and in
+# plexus_info --version / --help
+bugs=$(sed -n 's/^#define PACKAGE_BUGREPORT "\(.*\)"$/\1/p' "$top_builddir/plx_config.h")
+if [ -z "$bugs" ]; then
+    echo "FAIL: no PACKAGE_BUGREPORT in plx_config.h (the AC_INIT bug address is empty)"; fail=1
+else
+    for p in "$man3"/*.3 "$top_srcdir"/man/*.1; do
+        head -1 "$p" | grep -q '^\.so ' && continue
+        grep -qxF ".UR $bugs" "$p" || { echo "FAIL: $(basename "$p") does not give the bug address $bugs"; fail=1; }
+    done
+    for o in --version --help; do
+        "$top_builddir/tools/plexus_info" $o 2>&1 | grep -qF "$bugs" ||
+            { echo "FAIL: plexus_info $o does not print the bug address $bugs"; fail=1; }
+    done
+    echo "checked the bug address $bugs in every page and in plexus_info"
+fi
 [ $fail = 0 ] && echo "PASS: man_check"
 exit $fail

@@ -10,7 +10,9 @@
 #
 # Checks: 4 ranks succeed; a rank exiting 3 / killed by SIGKILL fails the
 # job with a message naming rank and status/signal and the others die
-# within ~2 s; --timeout (124); --tag-output; partial lines; bad usage (2);
+# within ~2 s; --timeout (124); --tag-output; partial lines; bad usage (2),
+# malformed numbers (-n 4x, -n 0, --timeout -1: 2, naming the value), the
+# accepted option forms, the program's arguments passing through, --help;
 # SIGTERM forwarding; process-group kill of the ranks' children; the env
 # plexusrun gives (PLX_LOCAL_RANK/SIZE per simulated node too); --bind-to
 # core|none and the default, as --report-bindings says and as each rank's
@@ -167,6 +169,57 @@ for args in "" "-n" "-n 0 $PROBE" "-n -3 $PROBE" "-n 99999 $PROBE" "-n x $PROBE"
     if [ $rc -eq 2 ] && grep -q '^plexusrun: ' "$T/err"; then :; else bad "bad usage '$args' (exit $rc)"; show; fi
 done
 ok "bad usage exits 2 with a message"
+
+# --- malformed numbers: exit 2, a message naming the option and the value ----
+for spec in "-n 4x|-n needs a whole number, not '4x'" "-n4x|-n needs a whole number, not '4x'" \
+            "-n 0|-n 0: must be 1..1024" "-np 2.5|-n needs a whole number, not '2.5'" \
+            "--np=|-n needs a whole number, not ''" "-n -1|-n needs a whole number, not '-1'" \
+            "-n 2 --timeout -1|--timeout needs a positive number of seconds" \
+            "-n 2 --timeout 1s|--timeout needs a positive number of seconds" \
+            "-n 2 --timeout=nan|--timeout needs a positive number of seconds" \
+            "-n 4 --nodes 2x|--nodes needs a whole number, not '2x'" \
+            "-n 4 --nodes 0|--nodes 0: must be 1..1024" "-n 2 -np|option '-np' needs a value" \
+            "-n 2 --timeout|option '--timeout' needs a value"; do
+    args=${spec%%|*} want=${spec#*|}
+    prog=$PROBE
+    case "$want" in *"needs a value") prog= ;; esac   # the option is last
+    # shellcheck disable=SC2086
+    prun $args $prog
+    if [ $rc -eq 2 ] && grep -qF "plexusrun: $want" "$T/err" && [ ! -s "$T/out" ]; then :
+    else bad "malformed number '$args' (exit $rc, want: $want)"; show; fi
+done
+ok "malformed numbers (-n 4x, -n 0, --timeout -1, ...) exit 2 naming the value"
+
+# --- the forms that are good: -np N, -nN, --np=N, --timeout=S, "--" ---------
+prun -np 2 --timeout=30 -- "$PROBE"
+n1=$(grep -c 'rank [01] of 2 ok' "$T/out"); r1=$rc
+prun -n2 --np=3 --timeout 30.5 "$PROBE"
+n2=$(grep -c 'rank [0-2] of 3 ok' "$T/out"); r2=$rc
+if [ $r1 -eq 0 ] && [ "$n1" -eq 2 ] && [ $r2 -eq 0 ] && [ "$n2" -eq 3 ]; then
+    ok "-np 2, -n2, --np=3 (the last wins), --timeout=30, --"
+else bad "good option forms ($r1 $n1, $r2 $n2)"; show; fi
+
+# --- the program's own options pass through untouched (even ours, and --) ----
+prun -n 1 sh -c 'printf "<%s>" "$@"; echo' prog -n 4x --help -- --timeout -1
+if [ $rc -eq 0 ] && [ "$(cat "$T/out")" = "<-n><4x><--help><--><--timeout><-1>" ]; then
+    ok "the program's arguments pass through untouched"
+else bad "program arguments"; show; fi
+prun -n 1 -- sh -c 'printf "<%s>" "$@"; echo' prog -- -h
+if [ $rc -eq 0 ] && [ "$(cat "$T/out")" = "<--><-h>" ]; then ok "-- ends plexusrun's options"
+else bad "-- ends the options"; show; fi
+
+# --- --help: every option with its default, on stdout, exit 0 ---------------
+for h in --help -h; do
+    prun $h
+    good=1
+    [ $rc -eq 0 ] && [ ! -s "$T/err" ] || good=0
+    for o in "-n, -np, --np N" --nodes --node-map --timeout --tag-output "--bind HOST" --bind-to \
+             --report-bindings "-h, --help" "default 127.0.0.1" "default block" "default auto" \
+             "Exit status" "Bugs: https://"; do
+        grep -qF -- "$o" "$T/out" || { good=0; echo "  --help lacks '$o'"; }
+    done
+    if [ $good = 1 ]; then ok "$h prints every option and default, exit 0"; else bad "$h"; show; fi
+done
 
 # --- SIGTERM to plexusrun is forwarded; children of ranks die too ---------
 : >"$T/kids"

@@ -5,7 +5,10 @@
 # allreduce/allgather that fails unless it is ONE job of 4 ranks) with
 #   srun -n 4 --mpi=pmi2   (Plexus's PMI client on PMI_FD)
 #   srun -n 4 --mpi=pmix   (PMIx; only when Plexus was built with it)
-# whichever plugins `srun --mpi=list` shows, and checks that
+# whichever plugins `srun --mpi=list` shows (each rank r must also report
+# local rank r of 4: plx_local_rank before plx_init reads SLURM_LOCALID and
+# SLURM_STEP_TASKS_PER_NODE, and PLX_LOCAL_* after plx_init agree), and
+# checks that
 #   srun -n 2 --mpi=none   fails at once on both ranks, naming the fix,
 # instead of running two 1-rank jobs.  The daemons are always stopped and
 # the directory removed (trap), whatever happens.
@@ -27,7 +30,8 @@ for t in munged slurmctld slurmd srun sinfo; do
 done
 
 # no Plexus bootstrap variables may leak in from the caller
-unset PLX_RANK PLX_SIZE PLX_BOOTSTRAP PLX_JOB_KEY PLX_JOB_ID PLX_LAUNCHER PLX_ALLOW_SINGLETON
+unset PLX_RANK PLX_SIZE PLX_BOOTSTRAP PLX_JOB_KEY PLX_JOB_ID PLX_LAUNCHER PLX_ALLOW_SINGLETON \
+      PLX_LOCAL_RANK PLX_LOCAL_SIZE
 T=$(mktemp -d /tmp/plxslurm.XXXXXX) || exit 99
 chmod 700 "$T"
 pids=()
@@ -135,7 +139,8 @@ for mpi in pmi2 pmix; do
     timeout 120 srun --overcommit -n 4 --mpi=$mpi --export=ALL,PLX_LOG=debug,PLX_TIMEOUT=60 \
         "$prog" --size 4 >"$T/out" 2>&1
     rc=$?
-    if [ $rc -eq 0 ] && [ "$(grep -c 'launch_check: rank [0-3] of 4 ok' "$T/out")" -eq 4 ] &&
+    if [ $rc -eq 0 ] &&
+       [ "$(grep -c 'launch_check: rank \([0-3]\) of 4 ok (local rank \1 of 4)$' "$T/out")" -eq 4 ] &&
        [ "$(grep -c "found through $want\$" "$T/out")" -eq 4 ]; then
         grep 'launch_check:' "$T/out" | sort
         echo "  ok: one job of 4 ranks through $want"

@@ -39,12 +39,14 @@ static void usage(FILE *f)
             "  -n, --ranks RANKS   the communicator size --tune assumes (default 2)\n"
             "  -a, --algorithms    every algorithm by collective (names for PLX_TUNE)\n"
             "  -h, --help          this text\n"
-            "Exit status: 0, 1 when PLX_TUNE is invalid, 2 for bad options.\n");
+            "Exit status: 0, 1 when PLX_TUNE is invalid, 2 for bad options.\n"
+            "Report bugs at %s\n", PACKAGE_BUGREPORT);
 }
 
 static void print_version(void)
 {
     printf("Plexus %s\n", plx_version_string());
+    printf("report bugs at %s\n", PACKAGE_BUGREPORT);
     printf("transports built: shm yes, ucx %s, cuda %s, nccl %s\n",
 #if PLX_HAVE_UCX
            "yes",

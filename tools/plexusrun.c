@@ -4,8 +4,14 @@
  * and tears the whole job down when any rank fails.
  *
  *   plexusrun -n N [--nodes K [--node-map block|cyclic]] [--timeout S]
- *             [--tag-output] [--bind HOST] [--bind-to core|none]
+ *             [--tag-output] [--bind HOST] [--bind-to core|none|auto]
  *             [--report-bindings] [--] prog args...
+ *   plexusrun --help
+ *
+ * Options are read by getopt_long up to the program's name or "--" (the
+ * program's own arguments pass through untouched); numbers go through the
+ * parser of the PLX_* variables (lib/parse_num.h), so "-n 4x" or
+ * "--timeout -1" is a usage error (2), never a silent guess.
  *
  * --nodes K simulates K nodes on this machine: each rank gets PLX_NODE_ID
  * node<i> (block: consecutive ranks share a node, the first N % K nodes one
@@ -36,7 +42,7 @@
  *   128+s    the first rank to fail was killed by signal s, or plexusrun
  *            itself got SIGINT/SIGTERM/SIGHUP s (forwarded to the ranks)
  *   124      --timeout expired
- *   2        bad usage (no -n, bad N, no program, program not found)
+ *   2        bad usage (no -n, a malformed number, no program, program not found)
  *   125      plexusrun itself could not run the job (fork, pipe, socket...)
  * Ranks that exit 0 do not fail the job; one that fails makes plexusrun
  * stop the others (SIGTERM, SIGKILL 1 s later).  A rank that calls
@@ -53,11 +59,13 @@
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/boot_internal.h"
 #include "log.h"
+#include "parse_num.h"
 #include "plexusrun_bind.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
@@ -130,22 +138,24 @@ typedef struct job {
 static void usage(FILE *f)
 {
     fprintf(f,
-        "usage: plexusrun -n N [--nodes K [--node-map block|cyclic]] [--timeout S] [--tag-output]\n"
-        "                 [--bind HOST] [--bind-to core|none] [--report-bindings] [--] prog [args...]\n"
-        "  -n, -np N        number of ranks (1..%d)\n"
-        "  --nodes K        simulate K nodes: rank r gets PLX_NODE_ID=node<i> (ranks on\n"
-        "                   different nodes use the inter-node transport, UCX)\n"
-        "  --node-map M     block (default: consecutive ranks share a node) or cyclic (r %% K)\n"
-        "  --timeout S      kill the job after S seconds (exit status 124)\n"
-        "  --tag-output     prefix every output line with \"[rank] \"\n"
-        "  --bind HOST      address of the bootstrap server (default 127.0.0.1)\n"
-        "  --bind-to B      core: pin rank r to core r (wraps around past the last core);\n"
-        "                   none; default: core when the ranks fit on the cores, else none\n"
-        "                   (auto; the environment variable PLX_BIND_TO sets the default)\n"
-        "  --report-bindings  print where each rank runs (CPUs) before starting it\n"
-        "exit status: 0 all ranks exited 0; c / 128+signal of the first failed rank;\n"
-        "  124 timeout; 2 bad usage; 125 plexusrun failed; 128+s on SIGINT/SIGTERM/SIGHUP\n",
-        MAX_NP);
+        "usage: plexusrun -n N [options] [--] program [args...]\n"
+        "Start N ranks of program on this machine; options end at the program name or --.\n"
+        "  -n, -np, --np N          number of ranks, 1..%d (required)\n"
+        "  --nodes K                simulate K nodes (1..N; default 1): rank r gets PLX_NODE_ID\n"
+        "  --node-map block|cyclic  ranks over simulated nodes (default block: consecutive ranks share one)\n"
+        "  --timeout S              kill the job after S seconds, exit 124 (default: none)\n"
+        "  --tag-output             prefix every output line with \"[rank] \" (default: off)\n"
+        "  --bind HOST              address of the bootstrap server (default 127.0.0.1)\n"
+        "  --bind-to core|none|auto pin rank r to core r, or not (default auto: core when the ranks\n"
+        "                           fit on the cores, else none; PLX_BIND_TO sets the default)\n"
+        "  --report-bindings        print each rank's CPUs before starting it (default: off)\n"
+        "  -h, --help               print this help and exit 0\n"
+        "Numbers: whole, no sign (\"4x\", \"0\", \"-1\" are refused).  Each rank gets PLX_RANK, PLX_SIZE,\n"
+        "PLX_LOCAL_RANK, PLX_LOCAL_SIZE, PLX_BOOTSTRAP, PLX_JOB_KEY, PLX_JOB_ID; stdin is /dev/null.\n"
+        "Exit status: 0 all ranks exited 0; c or 128+signal of the first rank that failed;\n"
+        "  124 timeout; 2 bad usage; 125 plexusrun failed; 127 a rank could not start its program;\n"
+        "  128+s on SIGINT/SIGTERM/SIGHUP.  Manual: man plexusrun.  Bugs: %s\n",
+        MAX_NP, PACKAGE_BUGREPORT);
 }
 
 static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -524,6 +534,17 @@ static int clean_shm(const char *job_id)
     return removed;
 }
 
+/* A count option (-n, --nodes): the shared number parser (lib/parse_num.h,
+ * as for every PLX_* size), then 1..max.  "4x", "0", "-1", "" exit 2. */
+static size_t parse_count(const char *opt, const char *v, size_t max)
+{
+    size_t n;
+    if (plx_parse_size(v, &n) != 0)
+        die_usage("%s needs a whole number, not '%s'", opt, v);
+    if (n < 1 || n > max) die_usage("%s %s: must be 1..%zu", opt, v, max);
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     int np = -1, tag = 0, cyclic = 0, bind_mode = BIND_AUTO, report_bindings = 0;
@@ -532,68 +553,71 @@ int main(int argc, char **argv)
     const char *env_bind = getenv("PLX_BIND_TO");   /* the default of --bind-to */
     if (env_bind && bind_parse(env_bind, &bind_mode) < 0)
         die_usage("PLX_BIND_TO='%s' is not one of auto, core, none", env_bind);
-    int i = 1;
-    for (; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        if (strcmp(a, "--") == 0) { i++; break; }
-        if (a[0] != '-' || a[1] == '\0') break;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) { usage(stdout); return 0; }
-        if (strcmp(a, "--tag-output") == 0) { tag = 1; continue; }
-        if (strcmp(a, "--report-bindings") == 0) { report_bindings = 1; continue; }
-        if (strcmp(a, "--bind-to") == 0 || strncmp(a, "--bind-to=", 10) == 0) {
-            v = a[9] == '=' ? a + 10 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v) die_usage("option '--bind-to' needs a value (core or none)");
-            if (bind_parse(v, &bind_mode) < 0) die_usage("--bind-to is core, none or auto, not '%s'", v);
-            continue;
+    /* "+": options end at the first non-option (the program), so its own
+     * arguments pass through untouched; "--" ends them too. */
+    enum { O_NODES = 256, O_NODE_MAP, O_TIMEOUT, O_TAG, O_BIND, O_BIND_TO, O_REPORT };
+    static const struct option longopts[] = {
+        { "np", required_argument, NULL, 'n' },
+        { "nodes", required_argument, NULL, O_NODES },
+        { "node-map", required_argument, NULL, O_NODE_MAP },
+        { "timeout", required_argument, NULL, O_TIMEOUT },
+        { "tag-output", no_argument, NULL, O_TAG },
+        { "bind", required_argument, NULL, O_BIND },
+        { "bind-to", required_argument, NULL, O_BIND_TO },
+        { "report-bindings", no_argument, NULL, O_REPORT },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
+    opterr = 0;   /* our own messages, then the usage, exit 2 */
+    int c;
+    while ((c = getopt_long(argc, argv, "+:n:h", longopts, NULL)) != -1) {
+        const char *v = optarg;
+        if (c == 'n' && v == argv[optind - 1] + 2 && strcmp(argv[optind - 1], "-np") == 0) {
+            /* mpirun's spelling "-np N": getopt read it as -n with value "p" */
+            if (optind >= argc) die_usage("option '-np' needs a value");
+            v = argv[optind++];
         }
-        int is_n = 0, is_to = 0, is_bind = 0, is_nodes = 0, is_map = 0;
-        if (strcmp(a, "-n") == 0 || strcmp(a, "-np") == 0 || strcmp(a, "--np") == 0) is_n = 1;
-        else if (strncmp(a, "--np=", 5) == 0) { is_n = 1; v = a + 5; }
-        else if (strncmp(a, "-n", 2) == 0 && a[2] >= '0' && a[2] <= '9') { is_n = 1; v = a + 2; }
-        else if (strcmp(a, "--timeout") == 0) is_to = 1;
-        else if (strncmp(a, "--timeout=", 10) == 0) { is_to = 1; v = a + 10; }
-        else if (strcmp(a, "--nodes") == 0) is_nodes = 1;
-        else if (strncmp(a, "--nodes=", 8) == 0) { is_nodes = 1; v = a + 8; }
-        else if (strcmp(a, "--node-map") == 0) is_map = 1;
-        else if (strncmp(a, "--node-map=", 11) == 0) { is_map = 1; v = a + 11; }
-        else if (strcmp(a, "--bind") == 0) is_bind = 1;
-        else if (strncmp(a, "--bind=", 7) == 0) { is_bind = 1; v = a + 7; }
-        else die_usage("unknown option '%s'", a);
-        if (!v) {
-            if (i + 1 >= argc) die_usage("option '%s' needs a value", a);
-            v = argv[++i];
-        }
-        if (is_n) {
-            char *end;
-            errno = 0;
-            long n = strtol(v, &end, 10);
-            if (!*v || *end || errno) die_usage("-n needs a number of ranks, not '%s'", v);
-            if (n < 1) die_usage("-n %ld: need at least 1 rank", n);
-            if (n > MAX_NP) die_usage("-n %ld: at most %d ranks", n, MAX_NP);
-            np = (int)n;
-        } else if (is_to) {
-            char *end;
-            errno = 0;
-            double t = strtod(v, &end);
-            if (!*v || *end || errno || !isfinite(t) || t <= 0 || t > 1e7)
-                die_usage("--timeout needs a positive number of seconds, not '%s'", v);
-            timeout_s = t;
-        } else if (is_nodes) {
-            char *end;
-            errno = 0;
-            long k = strtol(v, &end, 10);
-            if (!*v || *end || errno || k < 1 || k > MAX_NP)
-                die_usage("--nodes needs a number of nodes (1..%d), not '%s'", MAX_NP, v);
-            sim_nodes = (int)k;
-        } else if (is_map) {
+        switch (c) {
+        case 'h':
+            usage(stdout);
+            return 0;
+        case 'n':
+            np = (int)parse_count("-n", v, MAX_NP);
+            break;
+        case O_NODES:
+            sim_nodes = (int)parse_count("--nodes", v, MAX_NP);
+            break;
+        case O_NODE_MAP:
             if (strcmp(v, "block") == 0) cyclic = 0;
             else if (strcmp(v, "cyclic") == 0) cyclic = 1;
             else die_usage("--node-map is block or cyclic, not '%s'", v);
-        } else if (is_bind) {
+            break;
+        case O_TIMEOUT:
+            if (plx_parse_seconds(v, &timeout_s) != 0)
+                die_usage("--timeout needs a positive number of seconds (at most %.0f), not '%s'",
+                          PLX_TIMEOUT_MAX_S, v);
+            break;
+        case O_TAG:
+            tag = 1;
+            break;
+        case O_BIND:
             if (!*v) die_usage("--bind needs a host");
             bind_host = v;
+            break;
+        case O_BIND_TO:
+            if (bind_parse(v, &bind_mode) < 0) die_usage("--bind-to is core, none or auto, not '%s'", v);
+            break;
+        case O_REPORT:
+            report_bindings = 1;
+            break;
+        case ':':
+            die_usage("option '%s' needs a value", argv[optind - 1]);
+        default:   /* '?' */
+            if (optopt) die_usage("unknown option '-%c'", optopt);
+            die_usage("unknown or ambiguous option '%s'", argv[optind - 1]);
         }
     }
+    int i = optind;
     if (np < 0) die_usage("missing -n N (the number of ranks)");
     if (sim_nodes > np) die_usage("--nodes %d: more nodes than ranks (%d)", sim_nodes, np);
     if (i >= argc) die_usage("missing the program to run");

@@ -14,6 +14,7 @@
 #endif
 #include "boot_internal.h"
 #include "log.h"
+#include "parse_num.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -88,10 +89,8 @@ plx_status_t plx_boot_params_from_env(plx_boot_params_t *p, char *err, size_t er
 
     const char *s_to = getenv("PLX_TIMEOUT");
     if (s_to) {
-        char *end;
-        errno = 0;
-        double t = strtod(s_to, &end);
-        if (!*s_to || *end || errno || !isfinite(t) || t <= 0 || t > 1e7)
+        double t;
+        if (plx_parse_seconds(s_to, &t) != 0)   /* the parser of every PLX_* number */
             return env_err(err, errlen, PLX_ERR_INVALID_ARG,
                            "PLX_TIMEOUT='%.40s' is not a number of seconds in (0, 1e7]", s_to);
         p->timeout_s = t;

@@ -20,15 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *first_env(const char *const *names)
-{
-    for (; *names; names++) {
-        const char *v = getenv(*names);
-        if (v && *v) return v;
-    }
-    return "?";
-}
-
 int main(int argc, char **argv)
 {
     long want = -1;
@@ -36,6 +27,12 @@ int main(int argc, char **argv)
     if (want < 1) {
         fprintf(stderr, "usage: launch_check --size N\n");
         return 2;
+    }
+    int pre_lr = -1, pre_ls = -1;
+    plx_status_t lst = plx_local_rank(&pre_lr, &pre_ls);   /* before plx_init */
+    if (lst != PLX_SUCCESS && lst != PLX_ERR_NOT_SUPPORTED) {
+        fprintf(stderr, "launch_check: plx_local_rank: %s\n", plx_strerror(lst));
+        return 1;
     }
     plx_context_t ctx;
     plx_comm_t world;
@@ -73,12 +70,25 @@ int main(int argc, char **argv)
         bad = 1;
     }
     free(all);
-    static const char *const lr[] = { "PLX_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID",
-                                      "OMPI_COMM_WORLD_LOCAL_RANK", NULL };
-    static const char *const ls[] = { "PLX_LOCAL_SIZE", "SLURM_STEP_TASKS_PER_NODE", "MPI_LOCALNRANKS",
-                                      "OMPI_COMM_WORLD_LOCAL_SIZE", NULL };
-    if (!bad) printf("launch_check: rank %d of %d ok (local rank %s of %s)\n", rank, size,
-                     first_env(lr), first_env(ls));
+    /* after plx_init the pair is in the environment, whoever launched us */
+    int post_lr = -1, post_ls = -1;
+    const char *e_lr = getenv("PLX_LOCAL_RANK"), *e_ls = getenv("PLX_LOCAL_SIZE");
+    if (!e_lr || !e_ls || plx_local_rank(&post_lr, &post_ls) != PLX_SUCCESS || post_lr != atoi(e_lr) ||
+        post_ls != atoi(e_ls)) {
+        fprintf(stderr, "launch_check: rank %d: after plx_init PLX_LOCAL_RANK=%s PLX_LOCAL_SIZE=%s\n",
+                rank, e_lr ? e_lr : "(unset)", e_ls ? e_ls : "(unset)");
+        bad = 1;
+    } else if (lst == PLX_SUCCESS && (pre_lr != post_lr || pre_ls != post_ls)) {
+        fprintf(stderr, "launch_check: rank %d: the launcher said local rank %d of %d, plx_init "
+                "found %d of %d\n", rank, pre_lr, pre_ls, post_lr, post_ls);
+        bad = 1;
+    }
+    char l1[16] = "?", l2[16] = "?";
+    if (lst == PLX_SUCCESS) {
+        snprintf(l1, sizeof l1, "%d", pre_lr);
+        snprintf(l2, sizeof l2, "%d", pre_ls);
+    }
+    if (!bad) printf("launch_check: rank %d of %d ok (local rank %s of %s)\n", rank, size, l1, l2);
     fflush(stdout);
     st = plx_finalize(&ctx);
     if (st != PLX_SUCCESS) {
