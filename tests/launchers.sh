@@ -13,6 +13,10 @@
 #      local rank r of 4 on rank r (MPI_LOCALRANKID, then plx_init's);
 #      with PMI_FD taken away, plx_init must refuse instead of running 2
 #      singletons; -pmi-port (PMI over TCP) at 3 ranks.
+#   0. (always) plx_local_rank() alone (launch_check --local, no plx_init)
+#      on hand-made launcher environments: which variable wins, Slurm's
+#      "2(x3),1" tasks-per-node form, malformed values, none at all; and
+#      plx_init setting PLX_LOCAL_* itself (plexusrun --nodes 2, unset).
 # Each part is skipped (with the reason) when its tools are missing; the
 # test is skipped (77) when all are.  Slurm (srun --mpi=pmi2/pmix) has its
 # own test, tests/slurm.sh.
@@ -30,6 +34,52 @@ unset PLX_RANK PLX_SIZE PLX_BOOTSTRAP PLX_JOB_KEY PLX_JOB_ID PLX_LAUNCHER PLX_LO
 # fails a rank whose PLX_LOCAL_* after plx_init disagree
 local4='launch_check: rank \([0-3]\) of 4 ok (local rank \1 of 4)$'
 fail=0 ran=0
+
+# 0. plx_local_rank on hand-made environments (env -i: nothing inherited)
+echo "+ launch_check --local (plx_local_rank before plx_init) under hand-made environments"
+lc() { env -i "$@" "$mr/launch_check" --local 2>/dev/null; }
+p0=0
+expect() {   # expect WANT VAR=... : the line launch_check --local prints
+    want=$1; shift
+    got=$(lc "$@")
+    [ "$got" = "$want" ] || { echo "  FAIL: $* -> '$got', want '$want'"; p0=1; }
+}
+expect "local 2 of 3" PLX_LOCAL_RANK=2 PLX_LOCAL_SIZE=3 MPI_LOCALRANKID=0 MPI_LOCALNRANKS=5
+expect "local 1 of 5" MPI_LOCALRANKID=1 MPI_LOCALNRANKS=5 OMPI_COMM_WORLD_LOCAL_RANK=0 \
+       OMPI_COMM_WORLD_LOCAL_SIZE=2 SLURM_LOCALID=0 SLURM_NTASKS_PER_NODE=9
+expect "local 3 of 4" OMPI_COMM_WORLD_LOCAL_RANK=3 OMPI_COMM_WORLD_LOCAL_SIZE=4 SLURM_LOCALID=0 \
+       SLURM_NTASKS_PER_NODE=9
+# Slurm: node 2 of "2(x3),1" has 2 tasks, node 3 has 1; the step's list wins
+expect "local 1 of 2" SLURM_LOCALID=1 SLURM_NODEID=2 SLURM_STEP_TASKS_PER_NODE='2(x3),1' \
+       SLURM_TASKS_PER_NODE=8
+expect "local 0 of 1" SLURM_LOCALID=0 SLURM_NODEID=3 SLURM_TASKS_PER_NODE='2(x3),1'
+expect "local 2 of 4" SLURM_LOCALID=2 SLURM_NODEID=1 SLURM_TASKS_PER_NODE='3,4(x2)'
+expect "local 0 of 4" SLURM_LOCALID=0 SLURM_TASKS_PER_NODE=4
+expect "local 1 of 2" SLURM_LOCALID=1 SLURM_NTASKS_PER_NODE=2
+# malformed or contradictory: invalid argument, both out-values -1
+bad="invalid argument (-1 -1)"
+expect "$bad" SLURM_LOCALID=1 SLURM_NODEID=3 SLURM_TASKS_PER_NODE='2(x3),1'   # rank 1 of 1
+expect "$bad" SLURM_LOCALID=0 SLURM_NODEID=4 SLURM_TASKS_PER_NODE='2(x3),1'   # no node 4
+expect "$bad" SLURM_LOCALID=0 SLURM_TASKS_PER_NODE='2(3)'
+expect "$bad" PLX_LOCAL_RANK=4x PLX_LOCAL_SIZE=8
+expect "$bad" PLX_LOCAL_RANK=2 PLX_LOCAL_SIZE=2
+expect "$bad" PLX_LOCAL_RANK=0
+expect "$bad" MPI_LOCALRANKID=-1 MPI_LOCALNRANKS=2
+# nothing known: not supported, both -1 (SLURM_LOCALID alone gives no size)
+none="not supported by this build or machine (-1 -1)"
+expect "$none" PATH=/usr/bin
+expect "$none" SLURM_LOCALID=0 PMIX_RANK=0 PMIX_NAMESPACE=x
+# plx_init sets PLX_LOCAL_* from the nodes it found when no launcher did
+# (simulated nodes: PLX_NODE_ID, as plexusrun --nodes 2 gives, block)
+out=$(timeout 120 "$top_builddir/tools/plexusrun" -n 4 --nodes 2 --bind-to none sh -c \
+      'unset PLX_LOCAL_RANK PLX_LOCAL_SIZE; exec "$0" --size 4' "$mr/launch_check" 2>&1 | sort)
+want="launch_check: rank 0 of 4 ok (local rank 0 of 2, found by plx_init)
+launch_check: rank 1 of 4 ok (local rank 1 of 2, found by plx_init)
+launch_check: rank 2 of 4 ok (local rank 0 of 2, found by plx_init)
+launch_check: rank 3 of 4 ok (local rank 1 of 2, found by plx_init)"
+[ "$out" = "$want" ] || { echo "$out"; echo "  FAIL: plx_init did not set PLX_LOCAL_* from its nodes"; p0=1; }
+[ $p0 -eq 0 ] && echo "  ok: the launchers' variables in order, Slurm's compressed list, bad values refused, plx_init's own"
+[ $p0 -eq 0 ] || fail=1
 
 if ! command -v mpirun.openmpi >/dev/null; then
     echo "SKIP part 1: no mpirun.openmpi (apt-get install openmpi-bin)"

@@ -4,6 +4,8 @@
  * srun): it proves the job is one real job of N ranks, not N singletons.
  *
  *   launch_check --size N
+ *   launch_check --local      only plx_local_rank(), no plx_init: prints
+ *                             "local L of M", or the status's name
  *
  * plx_init, then: the world size must be N; an allreduce (sum) of rank+1
  * over int64 must give N(N+1)/2; an allgather of the ranks must give
@@ -23,6 +25,13 @@
 int main(int argc, char **argv)
 {
     long want = -1;
+    if (argc == 2 && strcmp(argv[1], "--local") == 0) {
+        int lr = -7, ls = -7;
+        plx_status_t st = plx_local_rank(&lr, &ls);
+        if (st == PLX_SUCCESS) printf("local %d of %d\n", lr, ls);
+        else printf("%s (%d %d)\n", plx_strerror(st), lr, ls);
+        return 0;
+    }
     if (argc == 3 && strcmp(argv[1], "--size") == 0) want = strtol(argv[2], NULL, 10);
     if (want < 1) {
         fprintf(stderr, "usage: launch_check --size N\n");
@@ -83,12 +92,8 @@ int main(int argc, char **argv)
                 "found %d of %d\n", rank, pre_lr, pre_ls, post_lr, post_ls);
         bad = 1;
     }
-    char l1[16] = "?", l2[16] = "?";
-    if (lst == PLX_SUCCESS) {
-        snprintf(l1, sizeof l1, "%d", pre_lr);
-        snprintf(l2, sizeof l2, "%d", pre_ls);
-    }
-    if (!bad) printf("launch_check: rank %d of %d ok (local rank %s of %s)\n", rank, size, l1, l2);
+    if (!bad) printf("launch_check: rank %d of %d ok (local rank %d of %d%s)\n", rank, size,
+                     post_lr, post_ls, lst == PLX_SUCCESS ? "" : ", found by plx_init");
     fflush(stdout);
     st = plx_finalize(&ctx);
     if (st != PLX_SUCCESS) {
