@@ -148,25 +148,28 @@ typedef struct plx_comm    *plx_comm_t;
 plx_status_t plx_init(plx_context_t *ctx);
 
 /*
- * This process's place among the ranks on its node: *local_rank in
- * 0..*local_size-1, e.g. to pick a GPU (cudaSetDevice(local_rank % ndev))
- * before anything touches CUDA.  Usable before plx_init (and after); reads
- * what the launcher set, first complete pair wins: PLX_LOCAL_RANK /
- * PLX_LOCAL_SIZE (plexusrun, or plx_init itself: see below); MPI_LOCALRANKID /
- * MPI_LOCALNRANKS (mpirun.mpich, MPICH's hydra); OMPI_COMM_WORLD_LOCAL_RANK /
- * OMPI_COMM_WORLD_LOCAL_SIZE (Open MPI's mpirun); SLURM_LOCALID and this
- * node's entry (SLURM_NODEID) of SLURM_STEP_TASKS_PER_NODE or
- * SLURM_TASKS_PER_NODE ("2(x3),1" form) or SLURM_NTASKS_PER_NODE (srun,
- * with any --mpi plugin).  PMIx exports no such variable; its launchers set
- * the Open MPI or Slurm pair.  Either pointer may be NULL.
+ * This process's place among the ranks on its node, known before plx_init.
+ * *local_rank is in 0..*local_size-1: a GPU code picks its device with it
+ * (cudaSetDevice(local_rank % ndev)) before anything touches CUDA.  Either
+ * pointer may be NULL.
+ *
+ * It reads what the launcher set; the first complete pair wins:
+ * PLX_LOCAL_RANK / PLX_LOCAL_SIZE (plexusrun, or plx_init, see below);
+ * MPI_LOCALRANKID / MPI_LOCALNRANKS (mpirun.mpich, MPICH's hydra);
+ * OMPI_COMM_WORLD_LOCAL_RANK / OMPI_COMM_WORLD_LOCAL_SIZE (Open MPI's
+ * mpirun); SLURM_LOCALID with this node's (SLURM_NODEID) entry of
+ * SLURM_STEP_TASKS_PER_NODE or SLURM_TASKS_PER_NODE (the "2(x3),1" form),
+ * or SLURM_NTASKS_PER_NODE (srun, any --mpi plugin).  PMIx exports no such
+ * variable; its launchers set the Open MPI or the Slurm pair.
+ *
  * plx_init sets PLX_LOCAL_RANK / PLX_LOCAL_SIZE in the process environment
- * (setenv) from the ranks it found on this node (same hostname and boot id,
- * or PLX_NODE_ID), unless PLX_LOCAL_RANK is already set, so later code and
- * child processes see them under any launcher.
+ * (setenv) from the ranks it found on this node (same hostname and boot
+ * id, or PLX_NODE_ID) unless PLX_LOCAL_RANK is already set, so later code
+ * and child processes see them under any launcher.
+ *
  * Returns PLX_SUCCESS; PLX_ERR_NOT_SUPPORTED when no launcher said (a
- * process started by hand: it is alone, local rank 0 of 1 if it runs
- * without a launcher); PLX_ERR_INVALID_ARG when a variable is malformed
- * (not a number, rank >= size).  On failure both are set to -1.
+ * process started by hand, alone); PLX_ERR_INVALID_ARG when a variable is
+ * malformed (not a number, rank >= size).  On failure both are set to -1.
  */
 plx_status_t plx_local_rank(int *local_rank, int *local_size);
 
