@@ -44,7 +44,7 @@ int plx_parse_size(const char *s, size_t *out)
 
 int plx_parse_seconds(const char *s, double *out)
 {
-    if (!s || !*s) return -1;   /* as the bootstrap (lib/bootstrap/client.c) parses PLX_TIMEOUT */
+    if (!s || !*s) return -1;   /* also the bootstrap's PLX_TIMEOUT (lib/bootstrap/client.c) */
     char *end;
     errno = 0;
     double v = strtod(s, &end);
