@@ -499,15 +499,16 @@ static int world_of(const plx_sched_t *s, int peer)
     return (c->world_rank && peer >= 0 && peer < c->size) ? c->world_rank[peer] : peer;
 }
 
-/* Withdraw every posted request of the current round that has not completed. */
-static void cancel_outstanding(plx_sched_t *s)
+/* Withdraw every posted request of the current round that has not
+ * completed; the hooks learn why (st). */
+static void cancel_outstanding(plx_sched_t *s, plx_status_t st_why)
 {
     /* hooks of this round and the later ones: none will run any more */
     int from = s->posted ? s->scan : s->cur < s->nrounds ? round_begin(s, s->cur) : s->nsteps;
     for (int i = from; i < s->nsteps; i++) {
         sched_step_t *st = &s->steps[i];
         if (st->kind == SCHED_HOOK && !req_done(st)) {
-            st->hook->cancel(st->dst);
+            st->hook->cancel(st->dst, st_why);
             st->req.done = 1;
         }
     }
@@ -592,7 +593,7 @@ static void notices_unlisten(plx_sched_t *s)
 /* End the schedule with an error (the caller has logged it). */
 static void sched_abort(plx_sched_t *s, plx_status_t st)
 {
-    cancel_outstanding(s);
+    cancel_outstanding(s, st);
     notices_unlisten(s);
     sched_fail(s, st);
     s->state = ST_DONE;
@@ -840,6 +841,7 @@ int sched_advance_moved(plx_sched_t *s, int *moved)
 
 plx_status_t sched_status(const plx_sched_t *s) { return s->status; }
 plx_comm_t sched_comm(const plx_sched_t *s) { return s->comm; }
+uint32_t sched_seq(const plx_sched_t *s) { return s->seq; }
 
 /* Append " 3 (world 3), 5 (world 7)" for each distinct peer of the
  * outstanding steps of this kind; returns how many there were. */
@@ -958,12 +960,15 @@ int sched_check(plx_sched_t *s, double elapsed, double limit)
 void sched_free(plx_sched_t *s)
 {
     if (!s) return;
-    if (s->state == ST_RUNNING) cancel_outstanding(s);   /* the transport must forget our requests */
+    /* freed before its end: a failed build or start (its status), or the
+     * context going away (to the peers this rank is gone) */
+    plx_status_t why = s->status != PLX_SUCCESS ? s->status : PLX_ERR_PEER_FAILED;
+    if (s->state == ST_RUNNING) cancel_outstanding(s, why);   /* the transport must forget our requests */
     notices_unlisten(s);
     /* hooks of a schedule that never ran to its end (a failed build or start) */
     for (int i = 0; i < s->nsteps; i++)
         if (s->steps[i].kind == SCHED_HOOK && !s->steps[i].req.done) {
-            s->steps[i].hook->cancel(s->steps[i].dst);
+            s->steps[i].hook->cancel(s->steps[i].dst, why);
             s->steps[i].req.done = 1;
         }
     sched_block_t *b = s->blocks;
