@@ -43,7 +43,8 @@
  * notice receive per member; a notice that arrives ends it with
  * PLX_ERR_MISMATCH too, so a rank waiting for a peer that gave up (a send
  * it will never take, a message it will never send) stops within ~100 ms
- * instead of at PLX_TIMEOUT, and passes the notice on.  A receive that
+ * instead of at PLX_TIMEOUT, and passes the notice on (not while a hook
+ * of the round is running: it ends first, see hook_busy).  A receive that
  * fails with PLX_ERR_TRANSPORT (the sender cancelled a large message when
  * it saw the mismatch) waits one more check for such a notice before it
  * counts as a transport error.  Notices outlive their schedule
@@ -718,6 +719,18 @@ static void run_local(const sched_step_t *st)
     }
 }
 
+/* A hook of the current round has started and not finished.  A notice
+ * then waits: a node-local phase (lib/coll/node_direct.c) whose node-mates
+ * may be reading this rank's buffers must end by its own protocol (it
+ * learns of the failure from them, or its deadline check ends it), not
+ * be cancelled half-way. */
+static int hook_busy(const plx_sched_t *s)
+{
+    for (int i = s->scan; s->posted && i < s->post_end; i++)
+        if (s->steps[i].kind == SCHED_HOOK && !req_done(&s->steps[i])) return 1;
+    return 0;
+}
+
 /* Advance without polling transports: see every completion, finish rounds,
  * post the next ones.  1 when the schedule is done.  *moved is set when
  * anything happened (for the caller's backoff). */
@@ -746,8 +759,10 @@ static int advance(plx_sched_t *s, int *moved)
             sched_step_t *st = &s->steps[s->scan];
             if (is_comm(st)) {
                 if (!req_done(st) || s->deferred) {
-                    /* blocked: a peer's mismatch notice ends the wait */
-                    if (__builtin_expect(s->nin != NULL, 0) && notice_arrived(s) >= 0) {
+                    /* blocked: a peer's mismatch notice ends the wait, but
+                     * not a hook's (it ends by its own protocol, see
+                     * hook_busy) */
+                    if (__builtin_expect(s->nin != NULL, 0) && !hook_busy(s) && notice_arrived(s) >= 0) {
                         sched_abort(s, PLX_ERR_MISMATCH);
                         return 1;
                     }

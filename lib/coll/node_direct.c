@@ -73,16 +73,18 @@
  * call) leave the same numbers unused and stay in step afterwards; a
  * rank's turn comes after the number it took before (op->prev), not s-1.
  * A phase whose schedule ended before the phase published its header
- * (cancel) becomes a ghost: at its turn it publishes a header marked
- * DIRECT_GHOST carrying the schedule's status, and done = s.  A member
- * meeting a ghost header, or a header above s (that member built no
- * phase s: the ranks disagree), knows that nobody can work on s (work
- * needs every member's real header of s): it ends s at once with that
- * status, PLX_ERR_MISMATCH for a skip, writing done = s.  Either way the
- * number is closed (local_done = s, the next turn) once every member's
- * done >= s or its header is above s, so nobody reads the ghost's header
- * or waits for it any more; the next collective's turn checks that (no
- * thread of its own).  Nothing is marked broken: later collectives run.
+ * (cancel) becomes a ghost: it publishes a header marked DIRECT_GHOST
+ * carrying the schedule's status, and done = s, as soon as every number
+ * this rank took before it is finished or was ended early too.  A member
+ * meeting a ghost header at or above s, or a real header above s (that
+ * member built no phase s: the ranks disagree), knows that nobody can
+ * work on s (work needs every member's real header of s, and a rank's
+ * real header never goes back below a ghost of its own): it ends s at
+ * once with the ghost's status (PLX_ERR_MISMATCH for a skip) and writes
+ * done = s.  The number is closed (local_done = s: the next turn) once
+ * every member's done >= s or its header is above s; the next
+ * collective's turn checks that (no thread of its own).  Nothing is
+ * marked broken: later collectives run.
  *
  * In-place hazards: a slice the owner reduces in place is accumulated in a
  * private buffer and copied over its input piece only when all operands of
@@ -203,33 +205,40 @@ static int past(const struct node_direct *nd, int m, uint64_t s)
            __atomic_load_n(fail_of(w), __ATOMIC_ACQUIRE) >= s;
 }
 
-/* Move the early-ended numbers along, in order: publish a ghost's header
- * at its turn, close a number once every member is past it.  Never waits. */
+/* The early-ended number whose turn follows number at, or NULL. */
+static struct direct_close *close_after(struct node_direct *nd, uint64_t at)
+{
+    for (int i = 0; i < nd->nclose; i++)
+        if (nd->close[i].prev == at) return &nd->close[i];
+    return NULL;
+}
+
+/* Move the early-ended numbers along.  A ghost's header goes out as soon
+ * as every number this rank took before it was ended early too (no real
+ * header of this rank is needed any more: nobody works on those numbers;
+ * a member still at one of them sees a ghost above it and ends with its
+ * status).  A number is closed, in order, once every member is past it.
+ * Never waits. */
 static void closes_run(struct node_direct *nd)
 {
-    for (int i = 0; i < nd->nclose;) {
-        struct direct_close *c = &nd->close[i];
-        if (c->prev != nd->local_done) {
-            i++;
-            continue;
-        }
-        if (c->ghost) {
-            /* its turn: nobody reads the previous header any more */
-            direct_hdr_t *h = hdr_of(nd->win[nd->me]);
-            memset(h->addr, 0, sizeof h->addr);
-            h->bytes = 0;
-            h->coll = DIRECT_GHOST;
-            h->dt = h->op = 0;
-            h->root = (int32_t)c->st;
-            __atomic_store_n(&h->seq, c->seq, __ATOMIC_RELEASE);
-            __atomic_store_n(done_of(nd->win[nd->me]), c->seq, __ATOMIC_RELEASE);
-            c->ghost = 0;
-        }
+    struct direct_close *c;
+    for (uint64_t at = nd->local_done; (c = close_after(nd, at)) != NULL; at = c->seq) {
+        if (!c->ghost) continue;
+        direct_hdr_t *h = hdr_of(nd->win[nd->me]);
+        memset(h->addr, 0, sizeof h->addr);
+        h->bytes = 0;
+        h->coll = DIRECT_GHOST;
+        h->dt = h->op = 0;
+        h->root = (int32_t)c->st;
+        __atomic_store_n(&h->seq, c->seq, __ATOMIC_RELEASE);
+        __atomic_store_n(done_of(nd->win[nd->me]), c->seq, __ATOMIC_RELEASE);
+        c->ghost = 0;
+    }
+    while ((c = close_after(nd, nd->local_done)) != NULL && !c->ghost) {
         for (int m = 0; m < nd->n; m++)
             if (m != nd->me && !past(nd, m, c->seq)) return;
         nd->local_done = c->seq;
         *c = nd->close[--nd->nclose];
-        i = 0;   /* the next number may be a closed one too */
     }
 }
 
@@ -580,11 +589,12 @@ static int closed_by(direct_op_t *op, int m)
     direct_hdr_t *h = hdr_of(nd->win[m]);
     uint64_t hs = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
     plx_status_t st;
-    if (hs == op->seq && h->coll == DIRECT_GHOST) st = (plx_status_t)h->root;
-    else if (hs > op->seq) st = PLX_ERR_MISMATCH;
-    else return 0;
+    if (hs < op->seq || (hs == op->seq && h->coll != DIRECT_GHOST)) return 0;
+    /* a ghost above s: m ended its numbers up to it early, most likely for
+     * the same reason; a real header above s: m built no phase s */
+    st = h->coll == DIRECT_GHOST ? (plx_status_t)h->root : PLX_ERR_MISMATCH;
     if (op->status != PLX_SUCCESS) return 1;
-    if (hs > op->seq)
+    if (hs > op->seq && st == PLX_ERR_MISMATCH)
         plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): rank %d "
                   "(world %d) took no part in it (it is at %llu): the ranks disagree on the call",
                   plx_coll_name(op->a.coll), op->comm->id, op->comm->rank, op->comm->size,
