@@ -43,7 +43,8 @@
  * notice receive per member; a notice that arrives ends it with
  * PLX_ERR_MISMATCH too, so a rank waiting for a peer that gave up (a send
  * it will never take, a message it will never send) stops within ~100 ms
- * instead of at PLX_TIMEOUT, and passes the notice on.  A receive that
+ * instead of at PLX_TIMEOUT, and passes the notice on (not while a hook
+ * of the round is running: it ends first, see hook_busy).  A receive that
  * fails with PLX_ERR_TRANSPORT (the sender cancelled a large message when
  * it saw the mismatch) waits one more check for such a notice before it
  * counts as a transport error.  Notices outlive their schedule
@@ -499,15 +500,16 @@ static int world_of(const plx_sched_t *s, int peer)
     return (c->world_rank && peer >= 0 && peer < c->size) ? c->world_rank[peer] : peer;
 }
 
-/* Withdraw every posted request of the current round that has not completed. */
-static void cancel_outstanding(plx_sched_t *s)
+/* Withdraw every posted request of the current round that has not
+ * completed; the hooks learn why (st). */
+static void cancel_outstanding(plx_sched_t *s, plx_status_t st_why)
 {
     /* hooks of this round and the later ones: none will run any more */
     int from = s->posted ? s->scan : s->cur < s->nrounds ? round_begin(s, s->cur) : s->nsteps;
     for (int i = from; i < s->nsteps; i++) {
         sched_step_t *st = &s->steps[i];
         if (st->kind == SCHED_HOOK && !req_done(st)) {
-            st->hook->cancel(st->dst);
+            st->hook->cancel(st->dst, st_why);
             st->req.done = 1;
         }
     }
@@ -592,7 +594,7 @@ static void notices_unlisten(plx_sched_t *s)
 /* End the schedule with an error (the caller has logged it). */
 static void sched_abort(plx_sched_t *s, plx_status_t st)
 {
-    cancel_outstanding(s);
+    cancel_outstanding(s, st);
     notices_unlisten(s);
     sched_fail(s, st);
     s->state = ST_DONE;
@@ -717,6 +719,18 @@ static void run_local(const sched_step_t *st)
     }
 }
 
+/* A hook of the current round has started and not finished.  A notice
+ * then waits: a node-local phase (lib/coll/node_direct.c) whose node-mates
+ * may be reading this rank's buffers must end by its own protocol (it
+ * learns of the failure from them, or its deadline check ends it), not
+ * be cancelled half-way. */
+static int hook_busy(const plx_sched_t *s)
+{
+    for (int i = s->scan; s->posted && i < s->post_end; i++)
+        if (s->steps[i].kind == SCHED_HOOK && !req_done(&s->steps[i])) return 1;
+    return 0;
+}
+
 /* Advance without polling transports: see every completion, finish rounds,
  * post the next ones.  1 when the schedule is done.  *moved is set when
  * anything happened (for the caller's backoff). */
@@ -745,8 +759,10 @@ static int advance(plx_sched_t *s, int *moved)
             sched_step_t *st = &s->steps[s->scan];
             if (is_comm(st)) {
                 if (!req_done(st) || s->deferred) {
-                    /* blocked: a peer's mismatch notice ends the wait */
-                    if (__builtin_expect(s->nin != NULL, 0) && notice_arrived(s) >= 0) {
+                    /* blocked: a peer's mismatch notice ends the wait, but
+                     * not a hook's (it ends by its own protocol, see
+                     * hook_busy) */
+                    if (__builtin_expect(s->nin != NULL, 0) && !hook_busy(s) && notice_arrived(s) >= 0) {
                         sched_abort(s, PLX_ERR_MISMATCH);
                         return 1;
                     }
@@ -840,6 +856,7 @@ int sched_advance_moved(plx_sched_t *s, int *moved)
 
 plx_status_t sched_status(const plx_sched_t *s) { return s->status; }
 plx_comm_t sched_comm(const plx_sched_t *s) { return s->comm; }
+uint32_t sched_seq(const plx_sched_t *s) { return s->seq; }
 
 /* Append " 3 (world 3), 5 (world 7)" for each distinct peer of the
  * outstanding steps of this kind; returns how many there were. */
@@ -958,12 +975,15 @@ int sched_check(plx_sched_t *s, double elapsed, double limit)
 void sched_free(plx_sched_t *s)
 {
     if (!s) return;
-    if (s->state == ST_RUNNING) cancel_outstanding(s);   /* the transport must forget our requests */
+    /* freed before its end: a failed build or start (its status), or the
+     * context going away (to the peers this rank is gone) */
+    plx_status_t why = s->status != PLX_SUCCESS ? s->status : PLX_ERR_PEER_FAILED;
+    if (s->state == ST_RUNNING) cancel_outstanding(s, why);   /* the transport must forget our requests */
     notices_unlisten(s);
     /* hooks of a schedule that never ran to its end (a failed build or start) */
     for (int i = 0; i < s->nsteps; i++)
         if (s->steps[i].kind == SCHED_HOOK && !s->steps[i].req.done) {
-            s->steps[i].hook->cancel(s->steps[i].dst);
+            s->steps[i].hook->cancel(s->steps[i].dst, why);
             s->steps[i].req.done = 1;
         }
     sched_block_t *b = s->blocks;

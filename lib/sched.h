@@ -45,8 +45,9 @@ typedef struct sched_hook_ops {
     int (*advance)(void *arg, plx_status_t *st, int *moved);
     /* deadline / dead peer check (logs its own message) */
     int (*check)(void *arg, double elapsed, double limit, plx_status_t *st);
-    /* the schedule ends early: never called again afterwards */
-    void (*cancel)(void *arg);
+    /* the schedule ends early with status st (never PLX_SUCCESS): never
+     * called again afterwards */
+    void (*cancel)(void *arg, plx_status_t st);
 } sched_hook_ops_t;
 
 typedef struct sched_step {
@@ -108,6 +109,8 @@ int sched_advance(plx_sched_t *s);
 int sched_advance_moved(plx_sched_t *s, int *moved);
 plx_status_t sched_status(const plx_sched_t *s);
 plx_comm_t sched_comm(const plx_sched_t *s);
+/* Its collective sequence number (the same on every rank for one call). */
+uint32_t sched_seq(const plx_sched_t *s);
 void sched_free(plx_sched_t *s);
 
 /* Persistent collectives (lib/engine/persist.c): a schedule built once and

@@ -18,7 +18,7 @@
  * From HIER_DIRECT_MIN bytes the node-local phases (the reduce to the
  * leader, the final bcast) can run as single-copy collectives among the
  * node's ranks (lib/coll/node_direct.c) instead of whole-vector messages to
- * and from the leader (switched off for now: see HIER_DIRECT_MIN).
+ * and from the leader.
  *
  * The leader of a node is its lowest communicator rank; nodes are numbered
  * in order of their first rank.  Everything is a schedule on the parent
@@ -100,17 +100,14 @@ static int leader(const struct hier_map *h, int node) { return h->members[h->sta
 static int nlocal(const struct hier_map *h, int node) { return h->start[node + 1] - h->start[node]; }
 static int local(const struct hier_map *h, int node, int k) { return h->members[h->start[node] + k]; }
 
-/* Node-local phases from this many bytes could run single-copy (direct),
- * where the node's ranks allow it.  Off for now (SIZE_MAX): when the
- * schedule fails before its direct phase starts (a mismatch seen by the
- * signature ring, a dead leader), the phase's cancel leaves a hole in the
- * node's direct sequence, which it can only close by marking the node
- * broken -- so every later large hierarchical collective on the
- * communicator would fail, and node-mates report PLX_ERR_PEER_FAILED
- * instead of PLX_ERR_MISMATCH (tests/mr/run_mismatch.sh, --nodes 2).  The
- * node phases run on messages until cancel can close the hole; 64 KiB is
- * the measured crossover to use then. */
-#define HIER_DIRECT_MIN SIZE_MAX
+/* Node-local phases from this many bytes run single-copy (direct), where
+ * the node's ranks allow it: the measured crossover.  When the schedule
+ * fails before a phase starts (a mismatch seen by the signature ring, a
+ * dead leader), the phase's cancel closes its node-local number with the
+ * schedule's status (lib/coll/node_direct.c, "Closed numbers"): node-mates
+ * waiting in that phase end with the same status, and later collectives
+ * on the communicator still run direct. */
+#define HIER_DIRECT_MIN ((size_t)64 << 10)
 
 static int node_direct(plx_comm_t comm, const struct hier_map *h, size_t bytes)
 {
@@ -120,12 +117,16 @@ static int node_direct(plx_comm_t comm, const struct hier_map *h, size_t bytes)
 }
 
 /* A direct node-local phase of collective c among my node's ranks, rooted
- * at the leader (member 0), as one round. */
+ * at the leader (member 0), as a round of its own: never in round 0 with
+ * the signature messages, so a mismatch the ring sees ends the schedule
+ * before the phase publishes anything (its cancel then closes it cleanly,
+ * with no node-mate reading this rank's buffers). */
 static void direct_phase(plx_sched_t *s, plx_comm_t comm, plx_coll_t c, const void *sbuf, void *rbuf,
                          size_t count, plx_dtype_t dt, plx_op_t op)
 {
     coll_args_t a = { .coll = c, .sbuf = sbuf, .rbuf = rbuf, .count = count, .dt = dt, .op = op,
                       .root = 0 };
+    sched_round(s);
     plx_direct_sched_phase(s, comm, &a);
     sched_round(s);
 }

@@ -66,6 +66,26 @@
  *                   end so both copy (head_bytes: the root, which also
  *                   copies its own block, takes the smaller share)
  *
+ * Closed numbers (the node-local phases of lib/coll/hier.c).  A phase
+ * takes its number when its schedule is built: 1 + DIRECT_PHASES x the
+ * schedule's collective sequence number + its index in the schedule, so
+ * node-mates that built different schedules (ranks that disagree on the
+ * call) leave the same numbers unused and stay in step afterwards; a
+ * rank's turn comes after the number it took before (op->prev), not s-1.
+ * A phase whose schedule ended before the phase published its header
+ * (cancel) becomes a ghost: it publishes a header marked DIRECT_GHOST
+ * carrying the schedule's status, and done = s, as soon as every number
+ * this rank took before it is finished or was ended early too.  A member
+ * meeting a ghost header at or above s, or a real header above s (that
+ * member built no phase s: the ranks disagree), knows that nobody can
+ * work on s (work needs every member's real header of s, and a rank's
+ * real header never goes back below a ghost of its own): it ends s at
+ * once with the ghost's status (PLX_ERR_MISMATCH for a skip) and writes
+ * done = s.  The number is closed (local_done = s: the next turn) once
+ * every member's done >= s or its header is above s; the next
+ * collective's turn checks that (no thread of its own).  Nothing is
+ * marked broken: later collectives run.
+ *
  * In-place hazards: a slice the owner reduces in place is accumulated in a
  * private buffer and copied over its input piece only when all operands of
  * that piece were read; slice j of a member's in-place buffer is read only
@@ -84,6 +104,8 @@
 #define DIRECT_FAIL_OFF  384
 #define DIRECT_WIN_MIN   512
 #define DIRECT_PIECE_MIN (32u << 10)   /* below this the system call per piece dominates */
+#define DIRECT_GHOST     (-1)          /* header coll of a closed number (root: its status) */
+#define DIRECT_PHASES    4             /* numbers per schedule for its node-local phases */
 
 enum { DIRECT_TURN = 0, DIRECT_MEET, DIRECT_WORK, DIRECT_DRAIN, DIRECT_DONE };
 enum { ADDR_IN = 0, ADDR_OUT, ADDR_AUX };
@@ -133,6 +155,18 @@ struct node_direct {
     uint64_t local_done;
     int broken;
     plx_status_t broken_status;
+    struct direct_close *close;      /* numbers this rank ended without the drain (above) */
+    int nclose, close_cap;
+    uint64_t cs64;                   /* the last phase's schedule number, widened to 64 bits */
+    uint32_t cs_last;
+    int cs_k, cs_init;               /* phases of that schedule so far - 1; any yet */
+};
+
+/* A number this rank ended early: closed once every member is past it. */
+struct direct_close {
+    uint64_t seq, prev;
+    plx_status_t st;
+    int ghost;                       /* its header is still to be published */
 };
 
 static inline direct_hdr_t *hdr_of(unsigned char *w) { return (direct_hdr_t *)w; }
@@ -147,6 +181,67 @@ static void publish_failure(struct node_direct *nd, uint64_t seq, plx_status_t s
     __atomic_store_n(fail_of(nd->win[nd->me]), seq, __ATOMIC_RELEASE);
 }
 
+/* Remember that this rank ended number seq early (ghost: its header is
+ * not out yet); 0 if out of memory. */
+static int close_add(struct node_direct *nd, uint64_t seq, uint64_t prev, plx_status_t st, int ghost)
+{
+    if (nd->nclose == nd->close_cap) {
+        int cap = nd->close_cap ? 2 * nd->close_cap : 4;
+        struct direct_close *c = realloc(nd->close, (size_t)cap * sizeof *c);
+        if (!c) return 0;
+        nd->close = c;
+        nd->close_cap = cap;
+    }
+    nd->close[nd->nclose++] = (struct direct_close){ seq, prev, st, ghost };
+    return 1;
+}
+
+/* Has member m finished with number s (or never taken part in it)? */
+static int past(const struct node_direct *nd, int m, uint64_t s)
+{
+    unsigned char *w = nd->win[m];
+    return __atomic_load_n(done_of(w), __ATOMIC_ACQUIRE) >= s ||
+           __atomic_load_n(&hdr_of(w)->seq, __ATOMIC_ACQUIRE) > s ||
+           __atomic_load_n(fail_of(w), __ATOMIC_ACQUIRE) >= s;
+}
+
+/* The early-ended number whose turn follows number at, or NULL. */
+static struct direct_close *close_after(struct node_direct *nd, uint64_t at)
+{
+    for (int i = 0; i < nd->nclose; i++)
+        if (nd->close[i].prev == at) return &nd->close[i];
+    return NULL;
+}
+
+/* Move the early-ended numbers along.  A ghost's header goes out as soon
+ * as every number this rank took before it was ended early too (no real
+ * header of this rank is needed any more: nobody works on those numbers;
+ * a member still at one of them sees a ghost above it and ends with its
+ * status).  A number is closed, in order, once every member is past it.
+ * Never waits. */
+static void closes_run(struct node_direct *nd)
+{
+    struct direct_close *c;
+    for (uint64_t at = nd->local_done; (c = close_after(nd, at)) != NULL; at = c->seq) {
+        if (!c->ghost) continue;
+        direct_hdr_t *h = hdr_of(nd->win[nd->me]);
+        memset(h->addr, 0, sizeof h->addr);
+        h->bytes = 0;
+        h->coll = DIRECT_GHOST;
+        h->dt = h->op = 0;
+        h->root = (int32_t)c->st;
+        __atomic_store_n(&h->seq, c->seq, __ATOMIC_RELEASE);
+        __atomic_store_n(done_of(nd->win[nd->me]), c->seq, __ATOMIC_RELEASE);
+        c->ghost = 0;
+    }
+    while ((c = close_after(nd, nd->local_done)) != NULL && !c->ghost) {
+        for (int m = 0; m < nd->n; m++)
+            if (m != nd->me && !past(nd, m, c->seq)) return;
+        nd->local_done = c->seq;
+        *c = nd->close[--nd->nclose];
+    }
+}
+
 /* ---- setup --------------------------------------------------------------- */
 static void nd_free(struct node_direct *nd)
 {
@@ -159,6 +254,7 @@ static void nd_free(struct node_direct *nd)
     free(nd->acc);
     free(nd->tmp);
     free(nd->scratch);
+    free(nd->close);
     free(nd);
 }
 
@@ -240,7 +336,8 @@ int plx_direct_node_can_run(plx_comm_t comm, const int *members, int n)
  * last one failed. */
 static int nd_drained(const struct node_direct *nd)
 {
-    return !nd || (!nd->broken && nd->local_done == nd->next_seq - 1);
+    /* (numbers ended early read nobody's buffers) */
+    return !nd || (!nd->broken && (nd->local_done == nd->next_seq - 1 || nd->nclose > 0));
 }
 
 int plx_direct_drained(plx_comm_t comm)
@@ -386,6 +483,7 @@ plx_status_t plx_direct_start(plx_comm_t comm, const coll_args_t *a, direct_op_t
 {
     op_init(comm, comm->direct, a, op);
     op->seq = comm->direct->next_seq++;
+    op->prev = op->seq - 1;
     return PLX_SUCCESS;
 }
 
@@ -415,7 +513,8 @@ static int turn(direct_op_t *op)
 {
     struct node_direct *nd = op->nd;
     const coll_args_t *a = &op->a;
-    if (nd->local_done != op->seq - 1) return 0;   /* one at a time, in order */
+    if (nd->local_done != op->prev) closes_run(nd);
+    if (nd->local_done != op->prev) return 0;   /* one at a time, in order */
     size_t need = scratch_need(op);
     if (need > nd->scratch_cap) {
         void *p = aligned_alloc(64, (need + 63) & ~(size_t)63);
@@ -481,15 +580,56 @@ static int signature_ok(direct_op_t *op, int m, const direct_hdr_t *h)
     return 0;
 }
 
+/* Member m's header says that nobody works on s (a ghost, or m is past s
+ * without taking part: see "Closed numbers"): 1, with op->status set
+ * (logged) unless it already failed. */
+static int closed_by(direct_op_t *op, int m)
+{
+    struct node_direct *nd = op->nd;
+    direct_hdr_t *h = hdr_of(nd->win[m]);
+    uint64_t hs = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
+    plx_status_t st;
+    if (hs < op->seq || (hs == op->seq && h->coll != DIRECT_GHOST)) return 0;
+    /* a ghost above s: m ended its numbers up to it early, most likely for
+     * the same reason; a real header above s: m built no phase s */
+    st = h->coll == DIRECT_GHOST ? (plx_status_t)h->root : PLX_ERR_MISMATCH;
+    if (op->status != PLX_SUCCESS) return 1;
+    if (hs > op->seq && st == PLX_ERR_MISMATCH)
+        plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): rank %d "
+                  "(world %d) took no part in it (it is at %llu): the ranks disagree on the call",
+                  plx_coll_name(op->a.coll), op->comm->id, op->comm->rank, op->comm->size,
+                  (unsigned long long)op->seq, m, nd->world[m], (unsigned long long)hs);
+    else
+        plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): rank %d "
+                  "(world %d) gave up on it before it began (%s)", plx_coll_name(op->a.coll),
+                  op->comm->id, op->comm->rank, op->comm->size, (unsigned long long)op->seq, m,
+                  nd->world[m], plx_strerror(st));
+    op->status = st == PLX_SUCCESS ? PLX_ERR_INTERNAL : st;
+    return 1;
+}
+
 /* Step 2: every member's header of s.  1 when all are there, 0 if not
- * yet, -1 if a member already gave up on s. */
+ * yet, -1 if a member already gave up on s, 2 if a member closed s (then
+ * nobody works on it, and this rank need not wait for the others). */
 static int meet(direct_op_t *op)
 {
     struct node_direct *nd = op->nd;
     for (; op->next < nd->n; op->next++) {
         int m = op->next;
         direct_hdr_t *h = hdr_of(nd->win[m]);
-        if (__atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) != op->seq) return 0;
+        if (closed_by(op, m)) {
+            op->next = 0;
+            return 2;
+        }
+        if (__atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) != op->seq) {
+            /* a later member may have closed s already */
+            for (int k = m + 1; k < nd->n; k++)
+                if (k != nd->me && closed_by(op, k)) {
+                    op->next = 0;
+                    return 2;
+                }
+            return 0;
+        }
         if (__atomic_load_n(fail_of(nd->win[m]), __ATOMIC_ACQUIRE) >= op->seq) {
             /* it already gave up on this one (we came too late): its buffers are not ours */
             plx_status_t st = (plx_status_t)__atomic_load_n(fail_status_of(nd->win[m]), __ATOMIC_RELAXED);
@@ -629,13 +769,17 @@ static int drain(direct_op_t *op)
         __atomic_store_n(done_of(nd->win[nd->me]), op->seq, __ATOMIC_RELEASE);
         op->wrote_done = 1;
     }
+    /* (a header above s: that member took no part in s, see meet) */
     for (; op->next < nd->n; op->next++)
-        if (__atomic_load_n(done_of(nd->win[op->next]), __ATOMIC_ACQUIRE) < op->seq) return 0;
+        if (__atomic_load_n(done_of(nd->win[op->next]), __ATOMIC_ACQUIRE) < op->seq &&
+            __atomic_load_n(&hdr_of(nd->win[op->next])->seq, __ATOMIC_ACQUIRE) <= op->seq)
+            return 0;
     /* in-place reduce_scatter: block 0 of my buffer was rank 0's to read until now */
     if (op->status == PLX_SUCCESS && op->a.coll == PLX_COLL_REDUCE_SCATTER && op->aux)
         memcpy(op->a.rbuf, op->aux, op->bytes);
     nd->local_done = op->seq;
     op->phase = DIRECT_DONE;
+    if (nd->nclose) closes_run(nd);   /* a ghost waiting for this turn goes out now */
     return 1;
 }
 
@@ -678,6 +822,14 @@ int plx_direct_advance(direct_op_t *op, int *moved)
         }
         if (!r) return 0;
         *moved = 1;
+        if (r == 2 && close_add(nd, op->seq, op->prev, op->status, 0)) {
+            /* closed by a member: nobody works on it; the next turn waits
+             * for the others to be past it */
+            __atomic_store_n(done_of(nd->win[nd->me]), op->seq, __ATOMIC_RELEASE);
+            op->phase = DIRECT_DONE;
+            closes_run(nd);
+            return 1;
+        }
         /* a mismatch skips the work: nobody reads anything */
         op->phase = op->status == PLX_SUCCESS ? DIRECT_WORK : DIRECT_DRAIN;
     }
@@ -713,7 +865,7 @@ int plx_direct_check(direct_op_t *op, double elapsed, double limit)
         if (plx_peer_status(ctx, nd->world[m]) != PLX_SUCCESS) st = PLX_ERR_PEER_FAILED;
         /* a member that gave up on it (timeout, error) will never finish it either: end
          * with its status */
-        if (st == PLX_SUCCESS && nd->local_done == s - 1 &&
+        if (st == PLX_SUCCESS && nd->local_done == op->prev &&
             __atomic_load_n(fail_of(nd->win[m]), __ATOMIC_ACQUIRE) >= s) {
             st = (plx_status_t)__atomic_load_n(fail_status_of(nd->win[m]), __ATOMIC_RELAXED);
             gave_up = m;
@@ -755,11 +907,12 @@ int plx_direct_check(direct_op_t *op, double elapsed, double limit)
 /* ---- the node-local phase of a schedule (lib/coll/hier.c) ------------------ */
 /* Its sequence number is taken when the schedule is built, not when the
  * phase starts: node-mates build their schedules in the same order, but
- * may start phases of different schedules in flight in different orders. */
+ * may start phases of different schedules in flight in different orders.
+ * The number comes from the schedule's (see "Closed numbers" above). */
 typedef struct direct_phase {
     plx_comm_t comm;
     coll_args_t a;
-    uint64_t seq;
+    uint64_t seq, prev;
     int started;
     direct_op_t op;
 } direct_phase_t;
@@ -769,6 +922,7 @@ static int phase_start(void *arg, plx_status_t *st)
     direct_phase_t *ph = arg;
     op_init(ph->comm, ph->comm->direct_node, &ph->a, &ph->op);
     ph->op.seq = ph->seq;
+    ph->op.prev = ph->prev;
     ph->started = 1;
     int moved = 0;
     if (!plx_direct_advance(&ph->op, &moved)) return 0;
@@ -792,21 +946,30 @@ static int phase_check(void *arg, double elapsed, double limit, plx_status_t *st
     return 1;
 }
 
-static void phase_cancel(void *arg)
+static void phase_cancel(void *arg, plx_status_t st)
 {
     direct_phase_t *ph = arg;
-    /* the schedule failed elsewhere: node-mates may be anywhere in this
-     * phase, so it is broken for them too; one that never started leaves
-     * a hole in the sequence, so every later one fails at once instead of
-     * waiting for its turn */
-    if (!ph->started) {
-        struct node_direct *nd = ph->comm->direct_node;
+    struct node_direct *nd = ph->comm->direct_node;
+    if (st == PLX_SUCCESS) st = PLX_ERR_INTERNAL;   /* (sched.h: never) */
+    if (ph->started && ph->op.phase == DIRECT_DONE) return;
+    if (!ph->started || ph->op.phase == DIRECT_TURN) {
+        /* its header never went out, so nobody can work on it: a ghost
+         * closes the number with the schedule's status (see "Closed
+         * numbers"); node-mates waiting in it end with that status */
+        if (nd->broken) return;
+        if (close_add(nd, ph->seq, ph->prev, st, 1)) {
+            closes_run(nd);
+            return;
+        }
+        /* out of memory: the number stays open, so later ones fail at once */
         nd->broken = 1;
-        nd->broken_status = PLX_ERR_PEER_FAILED;
-        publish_failure(nd, ph->seq, PLX_ERR_PEER_FAILED);
-    } else if (ph->op.phase != DIRECT_DONE) {
-        fail(&ph->op, PLX_ERR_PEER_FAILED);
+        nd->broken_status = st;
+        publish_failure(nd, ph->seq, st);
+        return;
     }
+    /* the schedule failed elsewhere while node-mates may be working on
+     * this phase's buffers: broken for them too */
+    fail(&ph->op, st);
 }
 
 static const sched_hook_ops_t phase_ops = { phase_start, phase_advance, phase_check, phase_cancel };
@@ -815,9 +978,31 @@ void plx_direct_sched_phase(plx_sched_t *s, plx_comm_t comm, const coll_args_t *
 {
     direct_phase_t *ph = sched_alloc(s, sizeof *ph);
     if (!ph) return;   /* recorded in the schedule */
+    struct node_direct *nd = comm->direct_node;
+    /* the schedule's number widened to 64 bits, and this phase's index in it */
+    uint32_t cs = sched_seq(s);
+    int k = 0, in_order = 1;
+    if (!nd->cs_init) {
+        nd->cs64 = cs;
+        nd->cs_init = 1;
+    } else if (cs == nd->cs_last) {
+        k = nd->cs_k + 1;
+    } else if ((int32_t)(cs - nd->cs_last) > 0) {
+        nd->cs64 += (uint32_t)(cs - nd->cs_last);
+    } else {
+        in_order = 0;   /* built out of order (a reserved number): keep the numbers rising */
+    }
+    if (in_order) {
+        nd->cs_last = cs;
+        nd->cs_k = k;
+    }
+    uint64_t seq = comm->slots_seq_base + 1 + nd->cs64 * DIRECT_PHASES + (uint64_t)k;
+    if (!in_order || k >= DIRECT_PHASES || seq < nd->next_seq) seq = nd->next_seq;
     ph->comm = comm;
     ph->a = *a;
-    ph->seq = comm->direct_node->next_seq++;
+    ph->prev = nd->next_seq - 1;
+    ph->seq = seq;
+    nd->next_seq = seq + 1;
     ph->started = 0;
     sched_hook(s, &phase_ops, ph);
 }

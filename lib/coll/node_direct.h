@@ -30,6 +30,7 @@ typedef struct direct_op {
     struct node_direct *nd;
     coll_args_t a;
     uint64_t seq;            /* node-local sequence number on comm, from 1 */
+    uint64_t prev;           /* the one this rank took before (its turn comes after it) */
     size_t es;               /* element size */
     size_t bytes;            /* count x element size */
     int phase;               /* DIRECT_TURN .. DIRECT_DONE (node_direct.c) */

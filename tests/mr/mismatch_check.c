@@ -2,7 +2,7 @@
  * tests/mr/mismatch_check.c — ranks that disagree on a collective call get
  * PLX_ERR_MISMATCH, promptly, and no byte outside their buffers changes.
  *
- * `mismatch_check --coll NAME [--sizes 8,4194304] [--graph]`, 4 ranks
+ * `mismatch_check --coll NAME [--sizes 8,4194304] [--graph] [--big B]`, 4 ranks
  * (3 or more), run by tests/mr/run_mismatch.sh once per algorithm of the
  * registry with PLX_TUNE forcing it.  For each base size B (bytes per rank,
  * float32 elements) and collective NAME, one agreeing call first (must
@@ -18,6 +18,8 @@
  *   order  ranks 0 and 1 call NAME then the other collective, ranks 2 and 3
  *          the other one first (one communicator, collectives out of order)
  * --graph: the count case once more as a task-graph allreduce node.
+ * --big B: each agreeing allreduce after a mismatch also runs at B bytes
+ * (a large one must still work too, e.g. on node-local single-copy phases).
  * Every buffer has guard bytes on both sides, checked after every call.
  *
  * The rules (checked on rank 0 from every rank's results, gathered on a
@@ -62,6 +64,7 @@ typedef struct call {
 
 static int me, nranks;
 static int checks, fails;
+static size_t big;   /* --big */
 
 static double now(void)
 {
@@ -207,6 +210,25 @@ static void healthy(plx_comm_t comm, const char *what)
                me, what, plx_strerror(st), (double)sum, (double)want);
         fails++;
     }
+    if (!big) return;
+    size_t n = big / sizeof(float);
+    float *in = malloc(n * sizeof(float)), *out = malloc(n * sizeof(float));
+    if (!in || !out) {
+        fprintf(stderr, "mismatch_check: out of memory\n");
+        exit(1);
+    }
+    for (size_t i = 0; i < n; i++) in[i] = (float)(me + 1);
+    st = plx_allreduce(in, out, n, PLX_FLOAT32, PLX_SUM, comm);
+    size_t bad = 0;
+    for (size_t i = 0; st == PLX_SUCCESS && i < n; i++) bad += out[i] != want;
+    checks++;
+    if (st != PLX_SUCCESS || bad) {
+        printf("mismatch_check: rank %d: FAIL after %s: an agreeing allreduce of %zu bytes gave %s, "
+               "%zu wrong elements\n", me, what, big, plx_strerror(st), bad);
+        fails++;
+    }
+    free(in);
+    free(out);
 }
 
 /* Which protocol an algorithm speaks: node-local slots, node-local
@@ -318,8 +340,9 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--coll") && i + 1 < argc) cname = argv[++i];
         else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) sizes = argv[++i];
         else if (!strcmp(argv[i], "--graph")) graph = 1;
+        else if (!strcmp(argv[i], "--big") && i + 1 < argc) big = strtoull(argv[++i], NULL, 10);
         else {
-            fprintf(stderr, "usage: mismatch_check --coll NAME [--sizes B,B...] [--graph]\n");
+            fprintf(stderr, "usage: mismatch_check --coll NAME [--sizes B,B...] [--graph] [--big B]\n");
             return 2;
         }
     }

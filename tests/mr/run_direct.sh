@@ -19,8 +19,10 @@
 #   4. a rank SIGKILLed in the middle of a loop of 4 MiB collectives
 #      (direct_kill_check): every other rank must get PLX_ERR_PEER_FAILED,
 #      for several collectives, victims and rank counts, with CMA and with
-#      PLX_SHM_CMA=0, and in the node-local phase of a hierarchical
-#      allreduce (2 simulated nodes, when built with UCX).
+#      PLX_SHM_CMA=0, and in the node-local phases of a hierarchical
+#      allreduce (2 simulated nodes, when built with UCX; victims 1 and 2,
+#      a node-mate and the other node's leader, and nothing of the job
+#      left in /dev/shm).
 # Prints each command, its time and ok/FAIL; exits 0/1.  ~60-90 s on 2 busy
 # cores.
 #
@@ -157,22 +159,33 @@ run_kill 4 auto alltoall 3 0
 run_kill 3 auto reduce 2 1
 run_kill 3 0 allreduce 1 0
 
-# the node-local phase of a hierarchical allreduce (4 ranks as 2 simulated
-# nodes, defaults: hier, whose node phases run on messages while
-# HIER_DIRECT_MIN is off in lib/coll/hier.c); needs UCX
+# the node-local phases of a hierarchical allreduce (4 ranks as 2
+# simulated nodes, defaults: hier, whose node phases run direct from 64 KiB
+# in lib/coll/hier.c; 4 MiB here); needs UCX.  Victim 1 dies in its node's
+# phases; victim 2 is the other node's leader: rank 0 fails in the
+# leaders' exchange and closes its node's bcast phase, where rank 1 waits,
+# with PLX_ERR_PEER_FAILED.  The job id (PLX_JOB_ID, printed by each rank)
+# names its /dev/shm entries: none may be left.
 if grep -q '^#define PLX_HAVE_UCX 1' "$top_builddir/plx_config.h" 2>/dev/null; then
-    log=$tmp/kill_hier.log
-    echo "+ PLX_TIMEOUT=60 $RUN -n 4 --nodes 2 --timeout 120 $MR/direct_kill_check --coll allreduce --victim 1"
-    PLX_TUNE= UCX_HANDLE_ERRORS=none PLX_TIMEOUT=60 PLX_LOG=none "$RUN" -n 4 --nodes 2 --timeout 120 \
-        "$MR/direct_kill_check" --coll allreduce --victim 1 >"$log" 2>&1
-    rc=$?
-    got=$(grep -c "returned a peer process failed" "$log")
-    if [ "$rc" -eq 0 ] && [ "$got" -eq 3 ]; then
-        echo "  ok: hierarchical allreduce, victim 1: PLX_ERR_PEER_FAILED on all 3 survivors"
-    else
-        cat "$log"
-        fail "hierarchical allreduce, victim 1: exit $rc, $got of 3 survivors got PLX_ERR_PEER_FAILED"
-    fi
+    for v in 1 2; do
+        log=$tmp/kill_hier.log
+        echo "+ PLX_TIMEOUT=60 $RUN -n 4 --nodes 2 --timeout 120 $MR/direct_kill_check --coll allreduce --victim $v"
+        # shellcheck disable=SC2016  # expanded by the inner shell
+        PLX_TUNE= UCX_HANDLE_ERRORS=none PLX_TIMEOUT=60 PLX_LOG=none "$RUN" -n 4 --nodes 2 --timeout 120 \
+            sh -c 'echo "job id $PLX_JOB_ID"; exec "$0" "$@"' \
+            "$MR/direct_kill_check" --coll allreduce --victim "$v" >"$log" 2>&1
+        rc=$?
+        got=$(grep -c "returned a peer process failed" "$log")
+        jid=$(sed -n 's/^job id \([0-9a-zA-Z_.]*\)$/\1/p' "$log" | head -1)
+        left=
+        [ -n "$jid" ] && left=$(ls /dev/shm 2>/dev/null | grep -F "plx-$jid-")
+        if [ "$rc" -eq 0 ] && [ "$got" -eq 3 ] && [ -n "$jid" ] && [ -z "$left" ]; then
+            echo "  ok: hierarchical allreduce, victim $v: PLX_ERR_PEER_FAILED on all 3 survivors, nothing in /dev/shm"
+        else
+            cat "$log"
+            fail "hierarchical allreduce, victim $v: exit $rc, $got of 3 survivors got PLX_ERR_PEER_FAILED, job id '${jid}', left in /dev/shm: ${left:-nothing}"
+        fi
+    done
 else
     echo "  (built without UCX: the hierarchical kill case is skipped)"
 fi

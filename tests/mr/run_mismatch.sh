@@ -6,7 +6,11 @@
 #   covered), with PLX_TUNE forcing it for all sizes; the allreduce runs add
 #   the task-graph case (--graph).  Then the hierarchical path: allreduce,
 #   bcast, reduce, allgather and barrier on 4 ranks over 2 simulated nodes
-#   (plexusrun --nodes 2), when this build has a network transport (ucx).
+#   (plexusrun --nodes 2), when this build has a network transport (ucx);
+#   at 4 MiB their node-local phases run single-copy (direct, from 64 KiB:
+#   lib/coll/hier.c), and each agreeing allreduce after a mismatch also
+#   runs at 1 MiB (--big): the node's direct phases must still work after
+#   a schedule ended before its phase began.
 #   Each job must exit 0 with 4 final "0 failures" lines.
 #   finalize_check: the last rank SIGSTOPs itself; the others' allreduce
 #   times out (PLX_TIMEOUT=5) and plx_finalize must return within 2 s of
@@ -110,9 +114,18 @@ if "$INFO" --version | grep -q 'ucx yes'; then
     for coll in allreduce bcast reduce allgather barrier; do
         extra=
         [ "$coll" = allreduce ] && extra=--graph
-        PLX_TUNE= run_job "$coll/hier" --nodes 2 "$MR/mismatch_check" --coll "$coll" $extra
+        PLX_TUNE= run_job "$coll/hier" --nodes 2 "$MR/mismatch_check" --coll "$coll" $extra --big 1048576
         grep -q "$coll/hier " "$tmp/job.log" ||
             fail "$coll over 2 simulated nodes did not run the hier algorithm"
+        if [ "$coll" = allreduce ]; then
+            # a node-mate of a leader that saw the mismatch on the leaders'
+            # ring ends in the direct phase, with PLX_ERR_MISMATCH
+            if grep -Eq "node-local sequence [0-9]+ \(direct\): rank [0-9]+ \(world [0-9]+\) (gave up on it before it began \(the ranks disagree|took no part in it)" "$tmp/job.log"; then
+                echo "  ok: the hierarchical allreduce's node-local phase ran direct and ended with the mismatch"
+            else
+                fail "allreduce/hier: no direct node-local phase ended by a node-mate's mismatch in the log"
+            fi
+        fi
     done
 else
     echo "  (hierarchical path skipped: this build has no network transport)"
