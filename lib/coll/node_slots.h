@@ -33,6 +33,7 @@ typedef struct slots_op {
     /* the v-forms (node_slots_v.c) */
     size_t spill_at;         /* a payload over this many bytes is read from the user's buffer */
     void *vmem;              /* count arrays kept past the call, in-place scratch, or NULL */
+    size_t vmem_size;
     int spilled;             /* peers read this rank's buffers: wait for them before ending */
 } slots_op_t;
 

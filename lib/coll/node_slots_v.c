@@ -195,6 +195,32 @@ static size_t scratch_need(const slots_op_t *op)
     return ext * es;
 }
 
+/* One spare block per thread: a small collective that waits for its
+ * peers keeps its arrays in it instead of a malloc/free pair per call. */
+static __thread void *spare;
+static __thread size_t spare_size;
+
+static void *vmem_get(size_t n)
+{
+    if (spare && spare_size >= n) {
+        void *m = spare;
+        spare = NULL;
+        return m;
+    }
+    return malloc(n);
+}
+
+static void vmem_put(void *m, size_t n)
+{
+    if (!m) return;
+    if (!spare && n <= 4096) {
+        spare = m;
+        spare_size = n;
+        return;
+    }
+    free(m);
+}
+
 /* Copy the count arrays (and make room for the scratch) into op->vmem;
  * NULL if out of memory. */
 static char *keep(slots_op_t *op)
@@ -205,8 +231,10 @@ static char *keep(slots_op_t *op)
     size_t p = (size_t)op->comm->size, k = 0;
     for (int i = 0; i < 4; i++) k += *arr[i] != NULL;
     size_t head = (k * p * sizeof(size_t) + 63) & ~(size_t)63;
-    char *m = malloc(head + scratch_need(op) + 1);
+    size_t sz = head + scratch_need(op) + 1;
+    char *m = vmem_get(sz);
     if (!m) return NULL;
+    op->vmem_size = sz;
     size_t *at = (size_t *)(void *)m;
     for (int i = 0; i < 4; i++) {
         if (!*arr[i]) continue;
@@ -228,7 +256,7 @@ static char *scratch_of(slots_op_t *op)
 
 static void finish(slots_op_t *op)
 {
-    free(op->vmem);
+    vmem_put(op->vmem, op->vmem_size);
     op->vmem = NULL;
     op->phase = V_DONE;
 }
