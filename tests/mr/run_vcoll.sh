@@ -130,7 +130,9 @@ run_job_mixed
 # the fallback) and at 3 under the progress thread; 256-byte slots at 4
 # ranks (inline, slot-buffer and spilled payloads mixed within one call);
 # PLX_SHM_CMA=0 (what needs single-copy reads must step aside).  The info
-# log must show exactly the expected collectives on the forced algorithm.
+# log must show exactly the expected collectives on the forced algorithm;
+# where all of them run, ranks that disagree on a v-call are checked too
+# (vcoll_check --coll vmismatch: PLX_ERR_MISMATCH, no hang, comm usable).
 NL_SLOTS="allgatherv:0-inf@shm_slots;alltoallv:0-inf@shm_slots;gatherv:0-inf@shm_slots;scatterv:0-inf@shm_slots;reduce_scatterv:0-inf@shm_slots"
 NL_DIRECT="allgatherv:0-inf@direct;alltoallv:0-inf@direct;gatherv:0-inf@direct;scatterv:0-inf@direct"
 NL_ALL="allgatherv alltoallv gatherv scatterv reduce_scatterv"
@@ -140,9 +142,11 @@ run_nl() {
     shift 3
     local tune=$NL_SLOTS
     [ "$algo" = direct ] && tune=$NL_DIRECT
-    local log=$tmp/nl.log
-    echo "+ ${PLX_SHM_COLL_BYTES:+PLX_SHM_COLL_BYTES=$PLX_SHM_COLL_BYTES }${PLX_SHM_CMA:+PLX_SHM_CMA=$PLX_SHM_CMA }${PLX_PROGRESS:+PLX_PROGRESS=$PLX_PROGRESS }PLX_TUNE=(v-forms: $algo) $RUN -n $n --timeout 300 $PROG $* --coll ${NL_ALL// /,}"
-    PLX_TUNE=$tune PLX_LOG=info "$RUN" -n "$n" --timeout 300 "$PROG" "$@" --coll "${NL_ALL// /,}" >"$log" 2>&1
+    local log=$tmp/nl.log colls=${NL_ALL// /,}
+    # where every forced algorithm runs: also ranks that disagree (vmismatch)
+    [ -n "$want" ] && [ "$want" = "$all" ] && colls=$colls,vmismatch
+    echo "+ ${PLX_SHM_COLL_BYTES:+PLX_SHM_COLL_BYTES=$PLX_SHM_COLL_BYTES }${PLX_SHM_CMA:+PLX_SHM_CMA=$PLX_SHM_CMA }${PLX_PROGRESS:+PLX_PROGRESS=$PLX_PROGRESS }PLX_TUNE=(v-forms: $algo) $RUN -n $n --timeout 300 $PROG $* --coll $colls"
+    PLX_TUNE=$tune PLX_LOG=info "$RUN" -n "$n" --timeout 300 "$PROG" "$@" --coll "$colls" >"$log" 2>&1
     local rc=$? ok bad=""
     ok=$(grep -c "^vcoll_check: rank [0-9]* size $n: [0-9]* checks, 0 failures" "$log")
     for c in $NL_ALL; do
@@ -169,6 +173,7 @@ for algo in shm_slots direct; do
 done
 PLX_SHM_CMA=0 run_nl shm_slots 3 "allgatherv reduce_scatterv" --quick
 PLX_SHM_CMA=0 run_nl direct 3 "" --quick
+all=$NL_ALL
 PLX_SHM_COLL_BYTES=256 run_nl shm_slots 4 "$NL_ALL" --quick
 
 t_end=$(date +%s.%N)
