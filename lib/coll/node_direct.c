@@ -664,7 +664,7 @@ int plx_direct_advance(direct_op_t *op, int *moved)
     struct node_direct *nd = op->nd;
     if (op->phase == DIRECT_DONE) return 1;
     if (op->v) {
-        if (!plx_direct_v_advance(op)) return 0;
+        if (!plx_direct_v_advance(op, moved)) return 0;
         op->phase = DIRECT_DONE;
         return 1;
     }

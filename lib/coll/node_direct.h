@@ -80,7 +80,7 @@ void plx_direct_release(plx_comm_t comm);
  * buffer; plx_direct_start/advance/check hand them over. */
 int plx_direct_v_can_run(plx_comm_t comm, size_t bytes);
 plx_status_t plx_direct_v_start(plx_comm_t comm, const coll_args_t *a, direct_op_t *op);
-int plx_direct_v_advance(direct_op_t *op);
+int plx_direct_v_advance(direct_op_t *op, int *moved);
 int plx_direct_v_check(direct_op_t *op, double elapsed, double limit);
 
 #endif /* PLX_NODE_DIRECT_H */

@@ -8,7 +8,7 @@
  * blocks straight out of it with the transport's single-copy read, and a
  * rank ends only when every member finished with its buffer) with every
  * payload read in place, never staged through the slot: one copy per byte,
- * as node_direct.c's forms.  They share the slots' sequence numbers, so
+ * as node_direct.c's forms, one piece per progress call.  They share the slots' sequence numbers, so
  * they need both the slot windows and single-copy reads (PLX_SHM_CMA=0:
  * not available, the selector's next rule runs).  They are requests of the
  * single-copy kind (REQ_DIRECT): the op state lives in a small allocation
@@ -45,9 +45,12 @@ static int ended(direct_op_t *op)
     return 1;
 }
 
-int plx_direct_v_advance(direct_op_t *op)
+int plx_direct_v_advance(direct_op_t *op, int *moved)
 {
-    return plx_slots_v_advance(op->v) ? ended(op) : 0;
+    op->v->moved = 0;
+    int done = plx_slots_v_advance(op->v);
+    if (op->v->moved) *moved = 1;   /* a piece moved: the engine does not back off */
+    return done ? ended(op) : 0;
 }
 
 int plx_direct_v_check(direct_op_t *op, double elapsed, double limit)

@@ -35,6 +35,10 @@ typedef struct slots_op {
     void *vmem;              /* count arrays kept past the call, in-place scratch, or NULL */
     size_t vmem_size;
     int spilled;             /* peers read this rank's buffers: wait for them before ending */
+    int vcopy;               /* copying this rank's blocks out (no mismatch) */
+    int vm;                  /* copying: member, byte offset in its block */
+    size_t voff;
+    int moved;               /* a piece was copied in the last advance (direct forms) */
 } slots_op_t;
 
 /* Can comm run a node-local collective of `bytes` per rank?  Every member

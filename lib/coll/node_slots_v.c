@@ -39,6 +39,11 @@
  * allgatherv and reduce_scatterv choose by their total, which every rank
  * knows: shm_slots takes totals that fit, and never spills.
  *
+ * The direct forms read one piece (PLX_DIRECT_PIECE) per progress call,
+ * as node_direct.c does; shm_slots reads a spilled block in one go (its
+ * requests cannot tell the engine that a piece moved, so it would back
+ * off between pieces).
+ *
  * A nonblocking call does not keep the caller's count arrays (coll.h):
  * an op that does not finish in its first step copies them.
  */
@@ -56,7 +61,7 @@
 #define V_SPILLED  (1ull << 63)       /* header flag: payload in the owner's buffer */
 
 /* V_DONE is node_slots.c's SLOTS_DONE: it ends the op there too */
-enum { V_WRITE = 0, V_READ = 1, V_DONE = 2, V_DRAIN = 3 };
+enum { V_WRITE = 0, V_READ = 1, V_DONE = 2, V_DRAIN = 3, V_COPY = 4 };
 
 /* ---- who does what --------------------------------------------------------- */
 static int has_table(plx_coll_t c) { return c == PLX_COLL_ALLTOALLV || c == PLX_COLL_SCATTERV; }
@@ -354,41 +359,38 @@ static size_t block_of(const slots_op_t *op, int m, const unsigned char **src, u
     return v[1];
 }
 
-/* Member m's block for this rank into dst, which holds want bytes. */
-static void take(slots_op_t *op, int m, void *dst, size_t want)
+/* Where member m's block for this rank goes and how many bytes this rank
+ * expects of it; 0 if it reads nothing of m. */
+static int target(const slots_op_t *op, int m, char **dst, size_t *want)
 {
-    const unsigned char *src;
-    uint64_t addr;
-    size_t len = block_of(op, m, &src, &addr), n = len < want ? len : want;
-    plx_comm_t c = op->comm;
-    if (len > want && op->status == PLX_SUCCESS) {
-        plx_error("plx_%s on comm %u (rank %d of %d): rank %d sent %zu bytes for a block of %zu "
-                  "(its counts and this rank's differ)", plx_coll_name(op->a.coll), c->id, c->rank,
-                  c->size, m, len, want);
-        op->status = PLX_ERR_TRUNCATE;
-    }
-    if (!n) return;
-    if (src) {
-        memcpy(dst, src, n);
-        return;
-    }
-    plx_context_t ctx = c->ctx;
-    int w = c->world_rank[m];
-    const plx_tl_ops_t *ops = ctx->tl[ctx->peer_tl[w]].ops;
-    plx_status_t st = ops->peer_read(ctx->tl[ctx->peer_tl[w]].state, w, dst, addr, n);
-    if (st != PLX_SUCCESS && op->status == PLX_SUCCESS) {
-        plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu: reading %zu bytes "
-                  "of rank %d (world %d) failed: %s", plx_coll_name(op->a.coll), c->id, c->rank, c->size,
-                  (unsigned long long)op->seq, n, m, w, plx_strerror(st));
-        op->status = st;
+    const coll_args_t *a = &op->a;
+    int me = op->comm->rank;
+    size_t es = plx_dtype_size(a->dt);
+    if (m == me) return 0;
+    switch (a->coll) {
+    case PLX_COLL_GATHERV:
+        if (me != a->root) return 0;
+        /* fall through */
+    case PLX_COLL_ALLGATHERV:
+    case PLX_COLL_ALLTOALLV:
+        *dst = (char *)a->rbuf + a->rdispls[m] * es;
+        *want = a->rcounts[m] * es;
+        return 1;
+    case PLX_COLL_SCATTERV:
+        if (m != a->root) return 0;
+        *dst = a->rbuf;
+        *want = a->count * es;
+        return 1;
+    default:
+        return 0;
     }
 }
 
-/* Every line this rank needs has arrived: produce its result. */
-static void compute(slots_op_t *op)
+/* This rank's own block, copied locally (nothing in place). */
+static void own_block(slots_op_t *op)
 {
     const coll_args_t *a = &op->a;
-    int p = op->comm->size, me = op->comm->rank;
+    int me = op->comm->rank;
     size_t es = plx_dtype_size(a->dt);
     char *rbuf = a->rbuf;
     switch (a->coll) {
@@ -396,59 +398,116 @@ static void compute(slots_op_t *op)
         if (me != a->root) break;
         /* fall through */
     case PLX_COLL_ALLGATHERV:
-        for (int m = 0; m < p; m++) {
-            if (m != me) take(op, m, rbuf + a->rdispls[m] * es, a->rcounts[m] * es);
-            else if (!coll_in_place(a->sbuf) && a->rcounts[me])
-                memcpy(rbuf + a->rdispls[me] * es, a->sbuf, a->rcounts[me] * es);
-        }
+        if (!coll_in_place(a->sbuf) && a->rcounts[me])
+            memcpy(rbuf + a->rdispls[me] * es, a->sbuf, a->rcounts[me] * es);
         break;
     case PLX_COLL_ALLTOALLV:
-        for (int m = 0; m < p; m++) {
-            if (m != me) take(op, m, rbuf + a->rdispls[m] * es, a->rcounts[m] * es);
-            else if (!coll_in_place(a->sbuf)) {
-                size_t n = a->scounts[me] < a->rcounts[me] ? a->scounts[me] : a->rcounts[me];
-                if (n) memcpy(rbuf + a->rdispls[me] * es, (const char *)a->sbuf + a->sdispls[me] * es, n * es);
-            }
+        if (!coll_in_place(a->sbuf)) {
+            size_t n = a->scounts[me] < a->rcounts[me] ? a->scounts[me] : a->rcounts[me];
+            if (n) memcpy(rbuf + a->rdispls[me] * es, (const char *)a->sbuf + a->sdispls[me] * es, n * es);
         }
         break;
     case PLX_COLL_SCATTERV:
-        if (me != a->root) take(op, a->root, rbuf, a->count * es);
-        else if (!coll_in_place(a->rbuf) && a->scounts[me])
+        if (me == a->root && !coll_in_place(a->rbuf) && a->scounts[me])
             memcpy(rbuf, (const char *)a->sbuf + a->sdispls[me] * es, a->scounts[me] * es);
         break;
-    case PLX_COLL_REDUCE_SCATTERV: {
-        size_t n = a->rcounts[me], off = 0;
-        if (!n) break;
-        for (int i = 0; i < me; i++) off += a->rcounts[i];
-        off *= es;
-        const unsigned char *src[2];
-        uint64_t addr;
-        plx_op_t rop = coll_reduce_op(a->op);
-        /* members in order 0..p-1, from their slots (never spilled) */
-        block_of(op, 0, &src[0], &addr);
-        block_of(op, 1, &src[1], &addr);
-        plx_reduce_local3(rbuf, src[0] + off, src[1] + off, n, a->dt, rop);
-        for (int m = 2; m < p; m++) {
-            block_of(op, m, &src[0], &addr);
-            plx_reduce_local(rbuf, src[0] + off, n, a->dt, rop);
-        }
-        if (a->op == PLX_AVG) plx_avg_finish(rbuf, n, a->dt, p);
-        break;
-    }
     default:
         break;
     }
 }
 
+/* reduce_scatterv: block me of every member's input, members in order
+ * 0..p-1, from their slots (never spilled). */
+static void reduce_block(slots_op_t *op)
+{
+    const coll_args_t *a = &op->a;
+    int p = op->comm->size, me = op->comm->rank;
+    size_t es = plx_dtype_size(a->dt), n = a->rcounts[me], off = 0;
+    if (!n) return;
+    for (int i = 0; i < me; i++) off += a->rcounts[i];
+    off *= es;
+    const unsigned char *src[2];
+    uint64_t addr;
+    plx_op_t rop = coll_reduce_op(a->op);
+    block_of(op, 0, &src[0], &addr);
+    block_of(op, 1, &src[1], &addr);
+    plx_reduce_local3(a->rbuf, src[0] + off, src[1] + off, n, a->dt, rop);
+    for (int m = 2; m < p; m++) {
+        block_of(op, m, &src[0], &addr);
+        plx_reduce_local(a->rbuf, src[0] + off, n, a->dt, rop);
+    }
+    if (a->op == PLX_AVG) plx_avg_finish(a->rbuf, n, a->dt, p);
+}
+
+/* Every line this rank needs has arrived: copy its blocks out, resuming at
+ * member vm, byte voff.  Single-copy reads of the direct forms go one
+ * piece (PLX_DIRECT_PIECE) per call, so a progress pass stays short; 1 when
+ * all is copied. */
+static int copy_out(slots_op_t *op)
+{
+    plx_comm_t c = op->comm;
+    if (op->a.coll == PLX_COLL_REDUCE_SCATTERV) {
+        reduce_block(op);
+        return 1;
+    }
+    if (op->vm == 0 && op->voff == 0) own_block(op);
+    size_t budget = SIZE_MAX;
+    if (op->spill_at == 0) budget = c->ctx->cfg.direct_piece ? c->ctx->cfg.direct_piece : (128u << 10);
+    for (; op->vm < c->size; op->vm++, op->voff = 0) {
+        int m = op->vm;
+        char *dst;
+        size_t want;
+        if (!target(op, m, &dst, &want)) continue;
+        const unsigned char *src;
+        uint64_t addr;
+        size_t len = block_of(op, m, &src, &addr), n = len < want ? len : want;
+        if (op->voff == 0 && len > want && op->status == PLX_SUCCESS) {
+            /* the receive buffer gets the first want bytes, as plx_recv */
+            plx_error("plx_%s on comm %u (rank %d of %d): rank %d sent %zu bytes for a block of %zu "
+                      "(its counts and this rank's differ)", plx_coll_name(op->a.coll), c->id, c->rank,
+                      c->size, m, len, want);
+            op->status = PLX_ERR_TRUNCATE;
+        }
+        size_t k = n - op->voff;
+        if (src) {
+            if (k) memcpy(dst + op->voff, src + op->voff, k);
+        } else if (k) {
+            if (k > budget) k = budget;
+            plx_context_t ctx = c->ctx;
+            int w = c->world_rank[m];
+            const plx_tl_ops_t *ops = ctx->tl[ctx->peer_tl[w]].ops;
+            plx_status_t st = ops->peer_read(ctx->tl[ctx->peer_tl[w]].state, w, dst + op->voff,
+                                             addr + op->voff, k);
+            if (st != PLX_SUCCESS) {
+                plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu: reading %zu "
+                          "bytes of rank %d (world %d) failed: %s", plx_coll_name(op->a.coll), c->id,
+                          c->rank, c->size, (unsigned long long)op->seq, k, m, w, plx_strerror(st));
+                op->status = st;
+                return 1;
+            }
+            op->moved = 1;
+        }
+        op->voff += k;
+        if (op->voff < n) return 0;   /* the rest of this block next time */
+    }
+    return 1;
+}
+
+/* Wait for the lines this rank needs (V_READ), then copy (V_COPY); 1 when
+ * this rank has finished with its peers' slots and buffers. */
 static int read_phase(slots_op_t *op)
 {
     int p = op->comm->size;
-    if (plx_slots_v_local_done(op) != op->seq - 1) return 0;   /* finish in order */
-    for (; op->next < p; op->next++)
-        if (reads_from(op, op->next) && !plx_slots_v_arrived(op, op->next)) return 0;
-    if (op->status == PLX_SUCCESS) compute(op);
+    if (op->phase == V_READ) {
+        if (plx_slots_v_local_done(op) != op->seq - 1) return 0;   /* finish in order */
+        for (; op->next < p; op->next++)
+            if (reads_from(op, op->next) && !plx_slots_v_arrived(op, op->next)) return 0;
+        op->next = 0;
+        op->vcopy = op->status == PLX_SUCCESS;   /* a mismatch reads nothing */
+        op->phase = V_COPY;
+    }
+    if (op->vcopy && !copy_out(op)) return 0;
     plx_slots_v_finish_reads(op, reads_all(op));
-    op->next = 0;
     return 1;
 }
 
@@ -475,7 +534,7 @@ int plx_slots_v_advance(slots_op_t *op)
         plx_slots_v_publish(op);
         op->phase = V_READ;
     }
-    if (op->phase == V_READ) {
+    if (op->phase == V_READ || op->phase == V_COPY) {
         if (!read_phase(op)) goto later;
         if (!op->spilled) {
             finish(op);
@@ -512,7 +571,8 @@ int plx_slots_v_check(slots_op_t *op, double elapsed, double limit)
         int missing;
         if (op->phase == V_WRITE) missing = plx_slots_v_done(op, m) + 2 < s;
         else if (op->phase == V_READ) missing = in_turn && reads_from(op, m) && !plx_slots_v_arrived(op, m);
-        else missing = plx_slots_v_done(op, m) < s;
+        else if (op->phase == V_DRAIN) missing = plx_slots_v_done(op, m) < s;
+        else missing = 0;   /* copying: only this rank's own work */
         if (!missing) continue;
         int w = c->world_rank[m];
         if (plx_peer_status(c->ctx, w) != PLX_SUCCESS) st = PLX_ERR_PEER_FAILED;
@@ -521,7 +581,8 @@ int plx_slots_v_check(slots_op_t *op, double elapsed, double limit)
     }
     if (st == PLX_SUCCESS && elapsed < limit) return 0;
     if (st == PLX_SUCCESS) st = PLX_ERR_TIMEOUT;
-    static const char *const what[] = { "write permission", "contribution", "", "release of its buffer" };
+    static const char *const what[] = { "write permission", "contribution", "", "release of its buffer",
+                                        "end of its own copies" };
     const char *name = plx_coll_name(op->a.coll);
     if (st == PLX_ERR_PEER_FAILED)
         plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu: peer failed among "
