@@ -32,12 +32,21 @@ static const char DEFAULT_TUNE[] =
     "gather:256K-inf/2-2@direct,0-32K@binomial,32K-inf@linear;"
     "scatter:256K-inf/2-2@direct,0-32K@binomial,32K-inf@linear;"
     /* issue 14; the last range of reduce/allreduce/reduce_scatter is the
-     * rank-ordered fallback a non-commutative user op falls through to */
-    "allgatherv:0-64K@linear,64K-inf@ring;"
-    "alltoallv:0-4K@linear,4K-inf@pairwise;"
-    "gatherv:0-inf@linear;"
-    "scatterv:0-inf@linear;"
-    "reduce_scatterv:0-inf@ring,0-inf@ordered;"
+     * rank-ordered fallback a non-commutative user op falls through to.
+     * The node-local v-forms (node_slots_v.c, node_direct_v.c): alltoallv,
+     * gatherv and scatterv choose by each rank's own counts, so their
+     * node-local rules must span 0-inf (every rank of the node takes the
+     * same one; their shm_slots reads what does not fit the slot with one
+     * copy).  From interleaved runs of default / shm_slots / direct at 2
+     * and 4 ranks (perf/RESULTS.md, "Issue 14: node-local v-forms"): at 2
+     * ranks shm_slots was faster below 4-32 KiB and about even above,
+     * direct faster for large allgatherv; at 4 ranks (more ranks than
+     * cores) neither was clearly faster, so the p2p algorithms stay there */
+    "allgatherv:0-32K/2-2@shm_slots,64K-inf/2-2@direct,0-64K@linear,64K-inf@ring;"
+    "alltoallv:0-inf/2-2@shm_slots,0-4K@linear,4K-inf@pairwise;"
+    "gatherv:0-inf/2-2@shm_slots,0-inf@linear;"
+    "scatterv:0-inf/2-2@shm_slots,0-inf@linear;"
+    "reduce_scatterv:0-4K/2-2@shm_slots,0-inf@ring,0-inf@ordered;"
     "scan:0-inf@recursive_doubling;"
     "exscan:0-inf@recursive_doubling";
 

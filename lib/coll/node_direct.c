@@ -481,6 +481,14 @@ static void op_init(plx_comm_t comm, struct node_direct *nd, const coll_args_t *
 
 plx_status_t plx_direct_start(plx_comm_t comm, const coll_args_t *a, direct_op_t *op)
 {
+    if (coll_is_v(a->coll)) {   /* node_direct_v.c */
+        plx_status_t st = plx_direct_v_start(comm, a, op);
+        if (st != PLX_SUCCESS) {
+            op->status = st;
+            op->phase = DIRECT_DONE;
+        }
+        return st;
+    }
     op_init(comm, comm->direct, a, op);
     op->seq = comm->direct->next_seq++;
     op->prev = op->seq - 1;
@@ -799,6 +807,11 @@ int plx_direct_advance(direct_op_t *op, int *moved)
 {
     struct node_direct *nd = op->nd;
     if (op->phase == DIRECT_DONE) return 1;
+    if (op->v) {
+        if (!plx_direct_v_advance(op, moved)) return 0;
+        op->phase = DIRECT_DONE;
+        return 1;
+    }
     if (nd->broken) {
         op->status = nd->broken_status;
         op->phase = DIRECT_DONE;
@@ -850,6 +863,11 @@ int plx_direct_advance(direct_op_t *op, int *moved)
 int plx_direct_check(direct_op_t *op, double elapsed, double limit)
 {
     if (op->phase == DIRECT_DONE) return 0;
+    if (op->v) {
+        if (!plx_direct_v_check(op, elapsed, limit)) return 0;
+        op->phase = DIRECT_DONE;
+        return 1;
+    }
     struct node_direct *nd = op->nd;
     plx_comm_t c = op->comm;
     plx_context_t ctx = c->ctx;

@@ -41,6 +41,7 @@ typedef struct direct_op {
     void *aux;               /* this rank's scratch for this collective, or NULL */
     int wrote_done;
     plx_status_t status;
+    struct slots_op *v;      /* a v-form (node_direct_v.c), or NULL */
 } direct_op_t;
 
 /* Can comm run a single-copy collective?  Every member on this node, served
@@ -74,5 +75,13 @@ int plx_direct_drained(plx_comm_t comm);
 uint64_t plx_direct_last_seq(plx_comm_t comm);
 /* Free comm's state (comm free, finalize). */
 void plx_direct_release(plx_comm_t comm);
+
+/* The v-forms' single-copy algorithms (node_direct_v.c): they run the
+ * protocol of node_slots_v.c with every payload read from its owner's
+ * buffer; plx_direct_start/advance/check hand them over. */
+int plx_direct_v_can_run(plx_comm_t comm, size_t bytes);
+plx_status_t plx_direct_v_start(plx_comm_t comm, const coll_args_t *a, direct_op_t *op);
+int plx_direct_v_advance(direct_op_t *op, int *moved);
+int plx_direct_v_check(direct_op_t *op, double elapsed, double limit);
 
 #endif /* PLX_NODE_DIRECT_H */

@@ -199,6 +199,7 @@ static const void *payload(const slots_op_t *op)
 
 plx_status_t plx_slots_start(plx_comm_t comm, const coll_args_t *a, slots_op_t *op)
 {
+    if (coll_is_v(a->coll)) return plx_slots_v_start(comm, a, op, PLX_SLOTS_V_SPILL_BIG);
     struct node_slots *ns = comm->slots;
     memset(op, 0, sizeof *op);
     op->comm = comm;
@@ -321,6 +322,7 @@ static int read_phase(slots_op_t *op)
 int plx_slots_advance(slots_op_t *op)
 {
     if (op->phase == SLOTS_DONE) return 1;
+    if (coll_is_v(op->a.coll)) return plx_slots_v_advance(op);   /* node_slots_v.c */
     if (op->ns->broken) {
         op->status = op->ns->broken_status;
         op->phase = SLOTS_DONE;
@@ -333,6 +335,7 @@ int plx_slots_advance(slots_op_t *op)
 int plx_slots_check(slots_op_t *op, double elapsed, double limit)
 {
     if (op->phase == SLOTS_DONE) return 0;
+    if (coll_is_v(op->a.coll)) return plx_slots_v_check(op, elapsed, limit);
     struct node_slots *ns = op->ns;
     plx_comm_t c = op->comm;
     plx_context_t ctx = c->ctx;
@@ -375,4 +378,81 @@ int plx_slots_check(slots_op_t *op, double elapsed, double limit)
     op->status = st;
     op->phase = SLOTS_DONE;
     return 1;
+}
+
+
+/* ---- the v-forms' access to the windows (node_slots_v.c) ------------------ */
+size_t plx_slots_v_cap(const slots_op_t *op) { return op->ns->cap; }
+
+uint64_t plx_slots_v_take_seq(plx_comm_t comm) { return comm->slots->next_seq++; }
+
+unsigned char *plx_slots_v_line(const slots_op_t *op, int m)
+{
+    return ctl_of(op->ns->win[m], op->seq)->inl;
+}
+
+unsigned char *plx_slots_v_data(const slots_op_t *op, int m)
+{
+    return data_of(op->ns, op->ns->win[m], op->seq, SLOT_INLINE + 1);
+}
+
+int plx_slots_v_may_write(slots_op_t *op)
+{
+    struct node_slots *ns = op->ns;
+    uint64_t s = op->seq;
+    if (ns->local_done != s - 1) return 0;
+    if (s > 2 && ns->known_done < s - 2) {
+        uint64_t lo = UINT64_MAX;
+        for (int m = 0; m < ns->n; m++) {
+            uint64_t d = m == ns->me ? ns->local_done : __atomic_load_n(done_of(ns->win[m]), __ATOMIC_ACQUIRE);
+            if (d < lo) lo = d;
+        }
+        if (lo > ns->known_done) ns->known_done = lo;
+        if (lo < s - 2) return 0;
+    }
+    return 1;
+}
+
+void plx_slots_v_publish(slots_op_t *op)
+{
+    slot_ctl_t *c = ctl_of(op->ns->win[op->ns->me], op->seq);
+    c->sig = op->sig;
+    __atomic_store_n(&c->seq, op->seq, __ATOMIC_RELEASE);
+}
+
+int plx_slots_v_arrived(slots_op_t *op, int m)
+{
+    slot_ctl_t *ctl = ctl_of(op->ns->win[m], op->seq);
+    if (__atomic_load_n(&ctl->seq, __ATOMIC_ACQUIRE) != op->seq) return 0;
+    if (__builtin_expect(ctl->sig != op->sig, 0) && op->status == PLX_SUCCESS) report_mismatch(op, m, ctl->sig);
+    return 1;
+}
+
+void plx_slots_v_finish_reads(slots_op_t *op, int read_all)
+{
+    struct node_slots *ns = op->ns;
+    uint64_t s = op->seq;
+    __atomic_store_n(done_of(ns->win[ns->me]), s, __ATOMIC_RELEASE);
+    ns->local_done = s;
+    if (read_all && op->status == PLX_SUCCESS && s - 1 > ns->known_done) ns->known_done = s - 1;
+}
+
+uint64_t plx_slots_v_done(const slots_op_t *op, int m)
+{
+    return __atomic_load_n(done_of(op->ns->win[m]), __ATOMIC_ACQUIRE);
+}
+
+uint64_t plx_slots_v_local_done(const slots_op_t *op) { return op->ns->local_done; }
+
+int plx_slots_v_broken(const slots_op_t *op, plx_status_t *st)
+{
+    if (!op->ns->broken) return 0;
+    *st = op->ns->broken_status;
+    return 1;
+}
+
+void plx_slots_v_break(slots_op_t *op, plx_status_t st)
+{
+    op->ns->broken = 1;
+    op->ns->broken_status = st;
 }

@@ -30,6 +30,15 @@ typedef struct slots_op {
     int next;                /* read phase: members before this one have arrived */
     uint64_t sig;            /* what this rank called (coll/signature.h), next to seq */
     plx_status_t status;
+    /* the v-forms (node_slots_v.c) */
+    size_t spill_at;         /* a payload over this many bytes is read from the user's buffer */
+    void *vmem;              /* count arrays kept past the call, in-place scratch, or NULL */
+    size_t vmem_size;
+    int spilled;             /* peers read this rank's buffers: wait for them before ending */
+    int vcopy;               /* copying this rank's blocks out (no mismatch) */
+    int vm;                  /* copying: member, byte offset in its block */
+    size_t voff;
+    int moved;               /* a piece was copied in the last advance (direct forms) */
 } slots_op_t;
 
 /* Can comm run a node-local collective of `bytes` per rank?  Every member
@@ -53,5 +62,42 @@ int plx_slots_drain(plx_comm_t comm, double timeout_s);
 uint64_t plx_slots_last_seq(plx_comm_t comm);
 /* Free comm's slot state (comm free, finalize). */
 void plx_slots_release(plx_comm_t comm);
+
+/* ---- the v-forms (node_slots_v.c: allgatherv, alltoallv, gatherv,
+ * scatterv, reduce_scatterv) -------------------------------------------------
+ * They run their own phases on the same windows and sequence numbers as
+ * the collectives above (so the two kinds interleave on a communicator in
+ * call order), through the window accessors below. */
+enum { PLX_SLOTS_V_SPILL_BIG = 0, PLX_SLOTS_V_SPILL_ALL = 1 };
+/* Can comm run them?  allgatherv, reduce_scatterv: bytes (their total)
+ * fits the slot; alltoallv, gatherv, scatterv and the direct forms: any
+ * size (payloads that do not fit are read with one copy, so single-copy
+ * reads must work). */
+int plx_slots_v_total_can_run(plx_comm_t comm, size_t bytes);
+int plx_slots_v_spill_can_run(plx_comm_t comm, size_t bytes);
+/* spill: PLX_SLOTS_V_SPILL_BIG (payloads that do not fit the slot are read
+ * from the user's buffer) or _ALL (every payload is). */
+plx_status_t plx_slots_v_start(plx_comm_t comm, const coll_args_t *a, slots_op_t *op, int spill);
+int plx_slots_v_advance(slots_op_t *op);
+int plx_slots_v_check(slots_op_t *op, double elapsed, double limit);
+/* Window access for collective op->seq (node_slots.c). */
+uint64_t plx_slots_v_take_seq(plx_comm_t comm);                 /* the next sequence number */
+size_t plx_slots_v_cap(const slots_op_t *op);                  /* bytes of a data buffer */
+unsigned char *plx_slots_v_line(const slots_op_t *op, int m);   /* member m's 48 inline bytes */
+unsigned char *plx_slots_v_data(const slots_op_t *op, int m);   /* member m's data buffer */
+int plx_slots_v_may_write(slots_op_t *op);       /* 1: this rank may write its line */
+void plx_slots_v_publish(slots_op_t *op);        /* store signature, then seq (release) */
+/* 1 when member m's line holds op->seq; a signature that differs sets
+ * op->status to PLX_ERR_MISMATCH (logged once). */
+int plx_slots_v_arrived(slots_op_t *op, int m);
+/* This rank finished reading windows (and buffers) of op->seq; read_all:
+ * it waited for every member's line. */
+void plx_slots_v_finish_reads(slots_op_t *op, int read_all);
+uint64_t plx_slots_v_done(const slots_op_t *op, int m);        /* member m's last finished seq */
+uint64_t plx_slots_v_local_done(const slots_op_t *op);
+/* The protocol of comm is out of step: later collectives fail at once with
+ * st (_broken: 1 and *st once that happened). */
+int plx_slots_v_broken(const slots_op_t *op, plx_status_t *st);
+void plx_slots_v_break(slots_op_t *op, plx_status_t st);
 
 #endif /* PLX_NODE_SLOTS_H */

@@ -11,7 +11,9 @@
 #   user op must still come out in rank order (the selector must refuse
 #   the forced algorithm for it and fall back to a rank-ordered one);
 #   alltoallv with ranks forced onto different algorithms (linear on some,
-#   pairwise on others) at 5 ranks: they must still match.
+#   pairwise on others) at 5 ranks: they must still match;
+#   the node-local algorithms (shm_slots, direct) of the v-forms at 1-4
+#   ranks, with tiny slots and without single-copy reads (below).
 # Each run must exit 0 and every rank must print "0 failures".  Prints each
 # command, its time and PASS/FAIL; exits 0/1.
 #
@@ -119,6 +121,60 @@ run_job_mixed() {
     fi
 }
 run_job_mixed
+
+# The node-local algorithms (lib/coll/node_slots_v.c, node_direct_v.c),
+# every v-collective forced onto them at once: shm_slots (alltoallv,
+# gatherv, scatterv: payloads that do not fit the slot are read with one
+# copy) and direct (every payload read with one copy).  Full count sets
+# (the large one spills) at 2 and 4 ranks, --quick at 1 (they cannot run:
+# the fallback) and at 3 under the progress thread; 256-byte slots at 4
+# ranks (inline, slot-buffer and spilled payloads mixed within one call);
+# PLX_SHM_CMA=0 (what needs single-copy reads must step aside).  The info
+# log must show exactly the expected collectives on the forced algorithm;
+# where all of them run, ranks that disagree on a v-call are checked too
+# (vcoll_check --coll vmismatch: PLX_ERR_MISMATCH, no hang, comm usable).
+NL_SLOTS="allgatherv:0-inf@shm_slots;alltoallv:0-inf@shm_slots;gatherv:0-inf@shm_slots;scatterv:0-inf@shm_slots;reduce_scatterv:0-inf@shm_slots"
+NL_DIRECT="allgatherv:0-inf@direct;alltoallv:0-inf@direct;gatherv:0-inf@direct;scatterv:0-inf@direct"
+NL_ALL="allgatherv alltoallv gatherv scatterv reduce_scatterv"
+# run_nl ALGO N "COLLS THAT MUST RUN ON IT" ARGS...  (the others must not)
+run_nl() {
+    local algo=$1 n=$2 want=$3
+    shift 3
+    local tune=$NL_SLOTS
+    [ "$algo" = direct ] && tune=$NL_DIRECT
+    local log=$tmp/nl.log colls=${NL_ALL// /,}
+    # where every forced algorithm runs: also ranks that disagree (vmismatch)
+    [ -n "$want" ] && [ "$want" = "$all" ] && colls=$colls,vmismatch
+    echo "+ ${PLX_SHM_COLL_BYTES:+PLX_SHM_COLL_BYTES=$PLX_SHM_COLL_BYTES }${PLX_SHM_CMA:+PLX_SHM_CMA=$PLX_SHM_CMA }${PLX_PROGRESS:+PLX_PROGRESS=$PLX_PROGRESS }PLX_TUNE=(v-forms: $algo) $RUN -n $n --timeout 300 $PROG $* --coll $colls"
+    PLX_TUNE=$tune PLX_LOG=info "$RUN" -n "$n" --timeout 300 "$PROG" "$@" --coll "$colls" >"$log" 2>&1
+    local rc=$? ok bad=""
+    ok=$(grep -c "^vcoll_check: rank [0-9]* size $n: [0-9]* checks, 0 failures" "$log")
+    for c in $NL_ALL; do
+        local ran=0 exp=0
+        grep -q "info: $c of [0-9]* bytes on $n ranks: algorithm $algo over" "$log" && ran=1
+        case " $want " in *" $c "*) exp=1 ;; esac
+        [ "$ran" = "$exp" ] || bad="$bad $c(ran $ran, expected $exp)"
+    done
+    if [ "$rc" -eq 0 ] && [ "$ok" -eq "$n" ] && [ -z "$bad" ]; then
+        echo "  ok: $n ranks, $algo"
+    else
+        grep -E "error|fail" "$log" | head -20
+        echo "  FAIL: $n ranks, $algo: exit $rc, $ok of $n ranks reported 0 failures${bad:+; on $algo:$bad}"
+        fails=$((fails + 1))
+    fi
+}
+for algo in shm_slots direct; do
+    all=$NL_ALL
+    [ "$algo" = direct ] && all="allgatherv alltoallv gatherv scatterv"
+    run_nl "$algo" 1 "" --quick
+    run_nl "$algo" 2 "$all"
+    run_nl "$algo" 4 "$all"
+    PLX_PROGRESS=thread run_nl "$algo" 3 "$all" --quick
+done
+PLX_SHM_CMA=0 run_nl shm_slots 3 "allgatherv reduce_scatterv" --quick
+PLX_SHM_CMA=0 run_nl direct 3 "" --quick
+all=$NL_ALL
+PLX_SHM_COLL_BYTES=256 run_nl shm_slots 4 "$NL_ALL" --quick
 
 t_end=$(date +%s.%N)
 total=$(awk -v a="$t_start" -v b="$t_end" 'BEGIN { printf "%.1f", b - a }')

@@ -36,7 +36,8 @@
  * M failures`; exit 1 on any failure.
  * Options: --quick (fewer count sets, no large one), --coll NAME[,NAME]
  * (allgatherv alltoallv gatherv scatterv reduce_scatterv scan exscan
- * userop_reduce badargs), --seed N, --tag X (ignored).
+ * userop_reduce badargs vmismatch; all but vmismatch by default: it needs
+ * the node-local algorithms forced), --seed N, --tag X (ignored).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -56,10 +57,10 @@
 #define MAX_PRINTED 100
 
 enum { C_ALLGATHERV, C_ALLTOALLV, C_GATHERV, C_SCATTERV, C_REDUCE_SCATTERV, C_SCAN, C_EXSCAN,
-       C_USEROP_REDUCE, C_BADARGS, C_N };
+       C_USEROP_REDUCE, C_BADARGS, C_VMISMATCH, C_N };
 static const char *coll_names[C_N] = { "allgatherv", "alltoallv", "gatherv", "scatterv",
                                        "reduce_scatterv", "scan", "exscan", "userop_reduce",
-                                       "badargs" };
+                                       "badargs", "vmismatch" };
 
 static int g_rank, g_size, g_quick;
 static uint64_t g_seed = 4242, g_tid;
@@ -910,6 +911,70 @@ static void test_badargs(void)
     free(rb);
 }
 
+/* ---- ranks that disagree (--coll vmismatch) ----------------------------------------
+ * Run by run_vcoll.sh with the v-forms forced onto the node-local
+ * algorithms (shm_slots, direct), which compare signatures in their slots.
+ * In each case the last rank calls something else than the others:
+ * another root (gatherv, scatterv), one element more in its own block, so
+ * another total (allgatherv), another collective (alltoallv against
+ * gatherv).  Every rank must return PLX_SUCCESS or PLX_ERR_MISMATCH, some
+ * rank PLX_ERR_MISMATCH, nobody may hang, and the communicator must stay
+ * usable: the allgatherv right after each case gives every rank's block. */
+static void after_mismatch(const char *what, plx_status_t st)
+{
+    int p = g_size;
+    check(st == PLX_SUCCESS || st == PLX_ERR_MISMATCH, "vmismatch %s: returned %s", what, plx_strerror(st));
+    int32_t mine = st == PLX_ERR_MISMATCH, any = 0;
+    plx_status_t s2 = plx_allreduce(&mine, &any, 1, PLX_INT32, PLX_MAX, g_world);
+    check(s2 == PLX_SUCCESS && any == 1, "vmismatch %s: no rank saw the mismatch (%s)", what, plx_strerror(s2));
+    size_t *c = xmalloc((size_t)p * sizeof *c), *d = xmalloc((size_t)p * sizeof *d);
+    int32_t *all = xmalloc((size_t)p * sizeof *all), me = 1000 + g_rank;
+    for (int i = 0; i < p; i++) {
+        c[i] = 1;
+        d[i] = (size_t)(p - 1 - i);
+        all[i] = -1;
+    }
+    s2 = plx_allgatherv(&me, 1, all, c, d, PLX_INT32, g_world);
+    check(s2 == PLX_SUCCESS, "vmismatch %s: the allgatherv after it: %s", what, plx_strerror(s2));
+    for (int i = 0; s2 == PLX_SUCCESS && i < p; i++)
+        check(all[p - 1 - i] == 1000 + i, "vmismatch %s: after it, block %d is %d", what, i, (int)all[p - 1 - i]);
+    free(c);
+    free(d);
+    free(all);
+}
+
+static void test_vmismatch(void)
+{
+    int p = g_size, last = g_rank == p - 1;
+    if (p < 2) return;
+    size_t *c = xmalloc((size_t)p * sizeof *c), *d = xmalloc((size_t)p * sizeof *d);
+    int32_t *sb = xmalloc((size_t)(2 * p + 2) * sizeof *sb), *rb = xmalloc((size_t)(2 * p + 2) * sizeof *rb);
+    for (int i = 0; i < 2 * p + 2; i++) sb[i] = i + 1;
+    for (int i = 0; i < p; i++) {
+        c[i] = 1;
+        d[i] = (size_t)(2 * i);
+    }
+    g_mode = "blocking";
+    /* gatherv / scatterv: the last rank names root 1, the others root 0 */
+    plx_status_t st = plx_gatherv(sb, 1, rb, c, d, PLX_INT32, last ? 1 : 0, g_world);
+    after_mismatch("gatherv root", st);
+    st = plx_scatterv(sb, c, d, rb, 1, PLX_INT32, last ? 1 : 0, g_world);
+    after_mismatch("scatterv root", st);
+    /* allgatherv: the last rank's own block is 2 elements in its view */
+    if (last) c[p - 1] = 2;
+    st = plx_allgatherv(sb, c[g_rank], rb, c, d, PLX_INT32, g_world);
+    c[p - 1] = 1;
+    after_mismatch("allgatherv total", st);
+    /* alltoallv on all but the last rank, which calls gatherv */
+    if (last) st = plx_gatherv(sb, 1, rb, c, d, PLX_INT32, 0, g_world);
+    else st = plx_alltoallv(sb, c, c, rb, c, d, PLX_INT32, g_world);
+    after_mismatch("alltoallv against gatherv", st);
+    free(sb);
+    free(c);
+    free(d);
+    free(rb);
+}
+
 /* ---- main ------------------------------------------------------------------------ */
 static void run_all(void)
 {
@@ -953,6 +1018,7 @@ static void run_all(void)
         }
     }
     if (g_on[C_BADARGS]) test_badargs();
+    if (g_on[C_VMISMATCH]) test_vmismatch();
 }
 
 int main(int argc, char **argv)
@@ -986,8 +1052,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (!any)
-        for (int c = 0; c < C_N; c++) g_on[c] = 1;
+    if (!any)   /* all but vmismatch, which needs the node-local algorithms forced */
+        for (int c = 0; c < C_VMISMATCH; c++) g_on[c] = 1;
 
     plx_status_t st = plx_init(&g_ctx);
     if (st != PLX_SUCCESS) {
