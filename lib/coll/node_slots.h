@@ -9,8 +9,9 @@
  * line; the others read it in place.  An 8-byte allreduce between two
  * ranks is then one cache-line write and one cache-line read each way.
  * A signature of the call sits on that line too, so ranks that disagree
- * on the call get PLX_ERR_MISMATCH instead of each other's bytes.
- * See node_slots.c for the protocol.
+ * on the call get PLX_ERR_MISMATCH instead of each other's bytes (a bcast
+ * root or a reduce non-root, which wait for nobody's line, check one or
+ * two calls later).  See node_slots.c for the protocol.
  */
 #ifndef PLX_NODE_SLOTS_H
 #define PLX_NODE_SLOTS_H
@@ -29,6 +30,7 @@ typedef struct slots_op {
     int phase;               /* SLOTS_WRITE, SLOTS_READ, SLOTS_DONE */
     int next;                /* read phase: members before this one have arrived */
     uint64_t sig;            /* what this rank called (coll/signature.h), next to seq */
+    int late;                /* a member disagreed on an earlier call, seen only now */
     plx_status_t status;
 } slots_op_t;
 
