@@ -337,7 +337,8 @@ static void report_late(struct node_slots *ns, plx_comm_t c, slots_op_t *op, con
         op->late = 1;
     } else {
         plx_error("plx_comm_free of comm %u (rank %d of %d): the ranks disagreed on node-local sequence "
-                  "%llu (shm_slots) and no rank reported it: rank %d called %s, rank %d (world %d) %s",
+                  "%llu (shm_slots) and no rank returned PLX_ERR_MISMATCH from it: rank %d called %s, "
+                  "rank %d (world %d) %s",
                   c->id, c->rank, c->size, (unsigned long long)p->seq, ns->me, mine, m,
                   c->world_rank[m], other);
     }
