@@ -49,7 +49,9 @@ int plx_slots_check(slots_op_t *op, double elapsed, double limit);
 /* Before freeing comm: wait (at most timeout_s) until every member has
  * finished reading this rank's window, so a comm that reuses the id cannot
  * overwrite data still being read.  0 when drained (or never used), -1 if
- * not (a member failed or is stuck): the id must then not be reused. */
+ * not (a member failed or is stuck): the id must then not be reused.
+ * Drained, it also makes the checks that the last rooted calls left for
+ * later (node_slots.c), logging a disagreement nobody reported. */
 int plx_slots_drain(plx_comm_t comm, double timeout_s);
 /* The last node-local sequence number comm used (0: none). */
 uint64_t plx_slots_last_seq(plx_comm_t comm);
