@@ -244,8 +244,16 @@ plx_status_t plx_comm_free(plx_comm_t *comm);
  * disagreement returns it, and a rank that saw it tells the others, so
  * nobody waits to PLX_TIMEOUT for it; a rank whose part completed before
  * anyone noticed (a bcast root whose sends went out) may return
- * PLX_SUCCESS.  Nothing is written outside the callers' buffers, and the
- * communicator stays usable.  Not detected: a rank passing count 0 (it
+ * PLX_SUCCESS.  On the node-local shared slots ("shm_slots") a bcast root
+ * and a reduce non-root wait for nobody, so they check the others'
+ * signatures of call N after it: if no rank returned PLX_ERR_MISMATCH
+ * from call N, the next shm_slots call of that rank on that communicator
+ * that sees the others' records (N+1 when it waits for everyone, else
+ * N+2 at the latest, counting shm_slots calls only) returns
+ * PLX_ERR_MISMATCH, with a line naming call N and both sides, although
+ * that call itself completed normally; plx_comm_free logs one found in
+ * the last calls.  Nothing is written outside the callers' buffers, and
+ * the communicator stays usable.  Not detected: a rank passing count 0 (it
  * returns at once without communicating, so the others time out), and
  * sizes on both sides of the node-local slots limit (one side runs
  * shm_slots, the other a schedule: both time out).

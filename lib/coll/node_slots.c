@@ -8,21 +8,29 @@
  *   offset   0  ctl[0]: seq (8 B) + signature (8 B) + 48 inline payload
  *                  bytes                                        one line
  *   offset 128  ctl[1]: the same for odd sequence numbers       one line
- *   offset 256  done: the last sequence this rank finished reading
+ *   offset 256  done: the last sequence this rank finished reading, and
+ *                  the record of its last four calls: their signatures
+ *                  (by seq & 3) and whether each returned MISMATCH
+ *   offset 384  arrival: the last sequence this rank entered as a bcast
+ *                  non-root (it writes no ctl line), and its signature
  *   offset 512  data[0], data[1]: payloads over 56 bytes (cap each)
  *
  * Protocol of collective number s (b = s & 1, all ranks count s alike):
- *   1. write (every rank): wait until every member's done >= s-2 (nobody
- *      still reads buffer b), copy the payload (ranks that contribute)
- *      into ctl[b] inline or data[b], store the call's signature in
- *      ctl[b].sig, then ctl[b].seq = s with release order;
+ *   1. write (ranks that contribute): wait until every member's done >=
+ *      s-2 (nobody still reads buffer b), copy the payload into ctl[b]
+ *      inline or data[b], store the call's signature in ctl[b].sig, then
+ *      ctl[b].seq = s with release order.  A bcast non-root writes only
+ *      its arrival (nothing anyone waits on), and waits for nobody here;
  *   2. read: wait until each needed member's ctl[b].seq == s (acquire) and
  *      compare its signature with ours: any difference ends the collective
  *      with PLX_ERR_MISMATCH (nothing is read from that member's data).
- *      Then reduce / copy straight from their windows, every rank in the
- *      same member order so all results are bitwise identical;
- *   3. store done = s (also after a mismatch: the windows stay in step, so
- *      the communicator is still usable).
+ *      A needed member whose arrival says it entered s without writing its
+ *      line called something else (it thinks it is a bcast non-root): also
+ *      MISMATCH, so two ranks that each wait for the other's line cannot
+ *      hang.  Then reduce / copy straight from their windows, every rank
+ *      in the same member order so all results are bitwise identical;
+ *   3. store the record of s, then done = s (also after a mismatch: the
+ *      windows stay in step, so the communicator is still usable).
  * Collectives of one communicator run one after the other here (the write
  * of s waits until s-1 finished on this rank), so done is monotone.  After an
  * allreduce/allgather/barrier s every member has written s, hence
@@ -30,11 +38,33 @@
  * so the 2-rank small allreduce moves exactly two cache lines.
  *
  * Who contributes / reads: allreduce, allgather, barrier: all / all;
- * reduce: all / root; bcast: root / the others.  Besides, every rank
- * checks the signature of the member before it (m-1 mod n) whatever it
- * called: then if any two ranks disagree, some neighbouring pair does and
- * one of them sees it, even when each side's view of the call (a bcast
- * root that reads nobody) would not have looked at the other.
+ * reduce: all / root; bcast: root / the others.  Nobody waits for a line
+ * it does not read for the data: the signature check costs no wait.
+ *
+ * Who sees a disagreement (the rule; plexus.h says it to users):
+ *   - in the call itself, every rank compares the signature of each line
+ *     it reads: allreduce, allgather, barrier and a reduce root see every
+ *     member, a bcast non-root sees the root;
+ *   - a bcast root and a reduce non-root read nobody's line.  They check
+ *     every member's record of that call later, when they learn without
+ *     waiting that the members have finished it: from the done counters
+ *     they read anyway for the write of the next call, or because the next
+ *     call read every member's line (then at call N+1), at the latest in
+ *     the write of call N+2, which waits for done >= N anyway.  A record
+ *     that differs is reported there as PLX_ERR_MISMATCH of that later
+ *     call (which itself completed normally), naming call N and both
+ *     sides, unless some rank already returned MISMATCH from call N (its
+ *     record says so).  plx_comm_free, which waits for the done counters,
+ *     logs a disagreement in the last calls that nobody reported.
+ * This is complete: if the ranks disagree and no rank sees it in the call,
+ * every reader of every line agreed with what it read, so every group of
+ * ranks that called the same thing holds a bcast root or reduce non-root
+ * (a bcast non-root's root called what it called; a reduce root or an
+ * all-reading rank would have seen the others), and that rank compares
+ * every record.  Records stay valid long enough: a member finishes N+4
+ * (overwriting the record of N) only after every done >= N+2, and the
+ * checker has checked N before it stores done = N+2 (or returned
+ * MISMATCH from N+1 or N+2 itself, and dropped the check).
  */
 #include "node_slots.h"
 #include "signature.h"
@@ -46,6 +76,7 @@
 
 #define SLOT_CTL_STRIDE 128          /* ctl lines two apart: no adjacent-line prefetch sharing */
 #define SLOT_DONE_OFF   256
+#define SLOT_ARR_OFF    384
 #define SLOT_DATA_OFF   512
 #define SLOT_INLINE     48
 
@@ -57,6 +88,28 @@ typedef struct slot_ctl {
     unsigned char inl[SLOT_INLINE];
 } slot_ctl_t;
 
+/* What a rank finished, for the checks made later (one line).  The
+ * record of s is written at wseq = s, then published by done = s; a
+ * reader that finds wseq >= s+4 after reading lost the record of s. */
+typedef struct slot_done {
+    uint64_t done;                   /* first: done_of() */
+    uint64_t wseq;                   /* the record being written */
+    uint64_t bad;                    /* bit s & 3: call s returned PLX_ERR_MISMATCH here */
+    uint64_t rec[4];                 /* signature of call s at s & 3 */
+} slot_done_t;
+
+/* A bcast non-root entered s (it writes no ctl line); the same wseq rule. */
+typedef struct slot_arr {
+    uint64_t arrived;
+    uint64_t wseq;
+    uint64_t sig;
+} slot_arr_t;
+
+/* A call whose check waits until the members have finished it. */
+typedef struct slot_pending {
+    uint64_t seq, sig;
+} slot_pending_t;
+
 struct node_slots {
     int n, me;
     unsigned char **win;             /* [n] window of each member */
@@ -66,6 +119,8 @@ struct node_slots {
     uint64_t known_done;             /* every member is known to have done >= this */
     int broken;                      /* a collective failed: later ones fail at once */
     plx_status_t broken_status;
+    uint64_t bad;                    /* this rank's slot_done.bad */
+    slot_pending_t pend[2];          /* unchecked calls, oldest first (seq 0: none) */
 };
 
 static inline slot_ctl_t *ctl_of(const unsigned char *w, uint64_t seq)
@@ -76,6 +131,14 @@ static inline uint64_t *done_of(const unsigned char *w)
 {
     return (uint64_t *)(w + SLOT_DONE_OFF);
 }
+static inline slot_done_t *rec_of(const unsigned char *w)
+{
+    return (slot_done_t *)(w + SLOT_DONE_OFF);
+}
+static inline slot_arr_t *arr_of(const unsigned char *w)
+{
+    return (slot_arr_t *)(w + SLOT_ARR_OFF);
+}
 /* Where the payload of sequence seq lives in window w. */
 static inline unsigned char *data_of(const struct node_slots *ns, unsigned char *w, uint64_t seq,
                                      size_t bytes)
@@ -83,6 +146,8 @@ static inline unsigned char *data_of(const struct node_slots *ns, unsigned char 
     if (bytes <= SLOT_INLINE) return ctl_of(w, seq)->inl;
     return w + SLOT_DATA_OFF + (seq & 1) * ns->cap;
 }
+
+static void check_records(struct node_slots *ns, plx_comm_t c, uint64_t upto, slots_op_t *op);
 
 /* ---- setup --------------------------------------------------------------- */
 static int setup(plx_comm_t comm)
@@ -143,6 +208,8 @@ int plx_slots_drain(plx_comm_t comm, double timeout_s)
             plx_backoff_idle(&b);
         }
     }
+    /* the last rooted calls' checks, if no later call made them */
+    check_records(ns, comm, last, NULL);
     return 0;
 }
 
@@ -167,18 +234,30 @@ static int contributes(const slots_op_t *op)
     return op->a.coll != PLX_COLL_BCAST || op->ns->me == op->a.root;
 }
 
-/* Does this rank wait for member m's line: to read its contribution, or
- * (the member before it) to check its signature? */
+/* Does this rank wait for member m's line (to read its contribution)? */
 static int reads_from(const slots_op_t *op, int m)
 {
     const struct node_slots *ns = op->ns;
     if (m == ns->me) return 0;
-    if (m == (ns->me + ns->n - 1) % ns->n) return 1;
     switch (op->a.coll) {
     case PLX_COLL_REDUCE: return ns->me == op->a.root;
     case PLX_COLL_BCAST:  return ns->me != op->a.root && m == op->a.root;
     default:              return 1;
     }
+}
+
+/* Does this rank read every member's line (so sees every signature)? */
+static int reads_all(const slots_op_t *op)
+{
+    return op->a.coll != PLX_COLL_BCAST && (op->a.coll != PLX_COLL_REDUCE || op->ns->me == op->a.root);
+}
+
+/* A bcast root or reduce non-root reads nobody: it checks the members'
+ * records of the call later (see the header). */
+static int checks_later(const slots_op_t *op)
+{
+    return op->a.coll == PLX_COLL_BCAST ? op->ns->me == op->a.root
+                                        : op->a.coll == PLX_COLL_REDUCE && op->ns->me != op->a.root;
 }
 
 /* The bytes this rank contributes. */
@@ -214,6 +293,83 @@ plx_status_t plx_slots_start(plx_comm_t comm, const coll_args_t *a, slots_op_t *
     return PLX_SUCCESS;
 }
 
+/* ---- records: the checks made after the call ---------------------------- */
+/* Member m's signature of call p, by the wseq rule (see slot_done_t); 0
+ * if m has not finished p or has overwritten it.  *bad: m returned
+ * PLX_ERR_MISMATCH from p. */
+static uint64_t record_of(const unsigned char *w, uint64_t p, int *bad)
+{
+    const slot_done_t *d = rec_of(w);
+    if (__atomic_load_n(&d->done, __ATOMIC_ACQUIRE) < p) return 0;
+    uint64_t sig = __atomic_load_n(&d->rec[p & 3], __ATOMIC_RELAXED);
+    uint64_t b = __atomic_load_n(&d->bad, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&d->wseq, __ATOMIC_RELAXED) >= p + 4) return 0;
+    *bad = (int)(b >> (p & 3) & 1);
+    return sig;
+}
+
+/* This rank finished s: its record, then done = s. */
+static void store_record(struct node_slots *ns, uint64_t s, uint64_t sig, int bad)
+{
+    slot_done_t *d = rec_of(ns->win[ns->me]);
+    __atomic_store_n(&d->wseq, s, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    ns->bad = (ns->bad & ~(1ull << (s & 3))) | (uint64_t)(bad != 0) << (s & 3);
+    __atomic_store_n(&d->rec[s & 3], sig, __ATOMIC_RELAXED);
+    __atomic_store_n(&d->bad, ns->bad, __ATOMIC_RELAXED);
+    __atomic_store_n(&d->done, s, __ATOMIC_RELEASE);
+}
+
+/* A disagreement on call p found after it (op: the call that reports it;
+ * NULL: plx_comm_free). */
+static void report_late(struct node_slots *ns, plx_comm_t c, slots_op_t *op, const slot_pending_t *p,
+                        int m, uint64_t theirs)
+{
+    char mine[96], other[96];
+    coll_sig_describe_word(p->sig, mine, sizeof mine);
+    coll_sig_describe_word(theirs, other, sizeof other);
+    if (op) {
+        plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (shm_slots): the ranks "
+                  "disagreed on the earlier node-local sequence %llu, which this rank (a bcast root or "
+                  "reduce non-root) checks after it: rank %d called %s, rank %d (world %d) %s",
+                  plx_coll_name(op->a.coll), c->id, c->rank, c->size, (unsigned long long)op->seq,
+                  (unsigned long long)p->seq, ns->me, mine, m, c->world_rank[m], other);
+        op->late = 1;
+    } else {
+        plx_error("plx_comm_free of comm %u (rank %d of %d): the ranks disagreed on node-local sequence "
+                  "%llu (shm_slots) and no rank returned PLX_ERR_MISMATCH from it: rank %d called %s, "
+                  "rank %d (world %d) %s",
+                  c->id, c->rank, c->size, (unsigned long long)p->seq, ns->me, mine, m,
+                  c->world_rank[m], other);
+    }
+}
+
+/* Check the pending calls up to `upto`, which every member has finished
+ * (the caller knows it): each member's record against this rank's
+ * signature, unless some rank already returned MISMATCH from that call. */
+static void check_records(struct node_slots *ns, plx_comm_t c, uint64_t upto, slots_op_t *op)
+{
+    while (ns->pend[0].seq && ns->pend[0].seq <= upto) {
+        slot_pending_t p = ns->pend[0];
+        ns->pend[0] = ns->pend[1];
+        ns->pend[1].seq = 0;
+        int seen = 0, other = -1;
+        uint64_t theirs = 0;
+        for (int m = 0; m < ns->n && !seen; m++) {
+            if (m == ns->me) continue;
+            int bad = 0;
+            uint64_t sig = record_of(ns->win[m], p.seq, &bad);
+            if (bad) seen = 1;
+            else if (sig && sig != p.sig && other < 0) {
+                other = m;
+                theirs = sig;
+            }
+        }
+        if (!seen && other >= 0) report_late(ns, c, op, &p, other, theirs);
+    }
+}
+
 static int write_phase(slots_op_t *op)
 {
     struct node_slots *ns = op->ns;
@@ -221,7 +377,7 @@ static int write_phase(slots_op_t *op)
     /* one at a time per communicator: writing s only after finishing s-1
      * here means "member m wrote s" proves "m finished s-1" (read_phase) */
     if (ns->local_done != s - 1) return 0;
-    {
+    if (contributes(op)) {
         /* buffer s&1 held s-2: free once every member finished it */
         if (s > 2 && ns->known_done < s - 2) {
             uint64_t lo = UINT64_MAX;
@@ -233,10 +389,22 @@ static int write_phase(slots_op_t *op)
             if (lo > ns->known_done) ns->known_done = lo;
             if (lo < s - 2) return 0;
         }
+        /* earlier calls every member has finished (their done lines were
+         * just read): check their records */
+        if (ns->pend[0].seq && ns->pend[0].seq <= ns->known_done)
+            check_records(ns, op->comm, ns->known_done, op);
         unsigned char *w = ns->win[ns->me];
-        if (op->bytes && contributes(op)) memcpy(data_of(ns, w, s, op->bytes), payload(op), op->bytes);
+        if (op->bytes) memcpy(data_of(ns, w, s, op->bytes), payload(op), op->bytes);
         ctl_of(w, s)->sig = op->sig;
         __atomic_store_n(&ctl_of(w, s)->seq, s, __ATOMIC_RELEASE);
+    } else {
+        /* a bcast non-root: no line to protect, so no wait; it only says
+         * it is here, for a rank that wrongly expects its line */
+        slot_arr_t *ar = arr_of(ns->win[ns->me]);
+        __atomic_store_n(&ar->wseq, s, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        __atomic_store_n(&ar->sig, op->sig, __ATOMIC_RELAXED);
+        __atomic_store_n(&ar->arrived, s, __ATOMIC_RELEASE);
     }
     op->phase = SLOTS_READ;
     return 1;
@@ -284,11 +452,35 @@ static void report_mismatch(slots_op_t *op, int m, uint64_t theirs)
     plx_comm_t c = op->comm;
     char mine[96], other[96];
     coll_sig_describe_word(op->sig, mine, sizeof mine);
-    coll_sig_describe_word(theirs, other, sizeof other);
+    if (theirs) coll_sig_describe_word(theirs, other, sizeof other);
+    else snprintf(other, sizeof other, "a call in which it writes nothing");
     plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (shm_slots): the ranks "
               "disagree: rank %d called %s, rank %d (world %d) %s", plx_coll_name(op->a.coll), c->id,
               c->rank, c->size, (unsigned long long)op->seq, ns->me, mine, m, c->world_rank[m], other);
     op->status = PLX_ERR_MISMATCH;
+}
+
+/* Member m's line of s is not there: has m entered s or a later call
+ * without writing it (as a bcast non-root, so it called something else)?
+ * Then *theirs = its signature of s (0 if no longer known). */
+static int entered_without_line(const struct node_slots *ns, int m, uint64_t s, uint64_t *theirs)
+{
+    const slot_arr_t *ar = arr_of(ns->win[m]);
+    uint64_t a = __atomic_load_n(&ar->arrived, __ATOMIC_ACQUIRE);
+    if (a < s) return 0;
+    /* a line m wrote for s was written before it entered anything later
+     * (and stays until this rank finished s) */
+    if (__atomic_load_n(&ctl_of(ns->win[m], s)->seq, __ATOMIC_ACQUIRE) == s) return 0;
+    *theirs = 0;
+    if (a == s) {
+        uint64_t v = __atomic_load_n(&ar->sig, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&ar->wseq, __ATOMIC_RELAXED) == s) *theirs = v;
+    } else {
+        int bad = 0;
+        *theirs = record_of(ns->win[m], s, &bad);
+    }
+    return 1;
 }
 
 static int read_phase(slots_op_t *op)
@@ -300,7 +492,12 @@ static int read_phase(slots_op_t *op)
         int m = op->next;
         if (!reads_from(op, m)) continue;
         slot_ctl_t *ctl = ctl_of(ns->win[m], s);
-        if (__atomic_load_n(&ctl->seq, __ATOMIC_ACQUIRE) != s) return 0;
+        if (__atomic_load_n(&ctl->seq, __ATOMIC_ACQUIRE) != s) {
+            uint64_t theirs;
+            if (!entered_without_line(ns, m, s, &theirs)) return 0;
+            report_mismatch(op, m, theirs);
+            break;
+        }
         if (__builtin_expect(ctl->sig != op->sig, 0)) {
             /* finish s all the same (done = s below) so the windows stay in
              * step; nothing of m's payload is read */
@@ -309,12 +506,30 @@ static int read_phase(slots_op_t *op)
         }
     }
     if (op->status == PLX_SUCCESS) compute(op);
-    __atomic_store_n(done_of(ns->win[ns->me]), s, __ATOMIC_RELEASE);
+    if (__builtin_expect(ns->pend[0].seq != 0, 0)) {
+        /* earlier calls left to check: every member wrote s, so finished
+         * s-1; or (a bcast non-root) the root wrote s, after every member
+         * finished s-2.  Unchecked ones older than s-1 remain only when
+         * this call failed: it returns MISMATCH already. */
+        if (op->status == PLX_SUCCESS)
+            check_records(ns, op->comm, reads_all(op) ? s - 1 : s - 2, op);
+        while (ns->pend[0].seq && ns->pend[0].seq + 2 <= s) {
+            ns->pend[0] = ns->pend[1];
+            ns->pend[1].seq = 0;
+        }
+    }
+    if (op->status == PLX_SUCCESS && checks_later(op)) {
+        slot_pending_t *p = &ns->pend[ns->pend[0].seq != 0];
+        p->seq = s;
+        p->sig = op->sig;
+    }
+    store_record(ns, s, op->sig, op->status != PLX_SUCCESS || op->late);
     ns->local_done = s;
     /* all wrote s, so all finished s-1 */
     if (op->status == PLX_SUCCESS && op->a.coll != PLX_COLL_BCAST && op->a.coll != PLX_COLL_REDUCE &&
         s - 1 > ns->known_done)
         ns->known_done = s - 1;
+    if (op->late && op->status == PLX_SUCCESS) op->status = PLX_ERR_MISMATCH;
     op->phase = SLOTS_DONE;
     return 1;
 }

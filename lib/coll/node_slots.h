@@ -9,8 +9,9 @@
  * line; the others read it in place.  An 8-byte allreduce between two
  * ranks is then one cache-line write and one cache-line read each way.
  * A signature of the call sits on that line too, so ranks that disagree
- * on the call get PLX_ERR_MISMATCH instead of each other's bytes.
- * See node_slots.c for the protocol.
+ * on the call get PLX_ERR_MISMATCH instead of each other's bytes (a bcast
+ * root or a reduce non-root, which wait for nobody's line, check one or
+ * two calls later).  See node_slots.c for the protocol.
  */
 #ifndef PLX_NODE_SLOTS_H
 #define PLX_NODE_SLOTS_H
@@ -29,6 +30,7 @@ typedef struct slots_op {
     int phase;               /* SLOTS_WRITE, SLOTS_READ, SLOTS_DONE */
     int next;                /* read phase: members before this one have arrived */
     uint64_t sig;            /* what this rank called (coll/signature.h), next to seq */
+    int late;                /* a member disagreed on an earlier call, seen only now */
     plx_status_t status;
     /* the v-forms (node_slots_v.c) */
     size_t spill_at;         /* a payload over this many bytes is read from the user's buffer */
@@ -56,7 +58,9 @@ int plx_slots_check(slots_op_t *op, double elapsed, double limit);
 /* Before freeing comm: wait (at most timeout_s) until every member has
  * finished reading this rank's window, so a comm that reuses the id cannot
  * overwrite data still being read.  0 when drained (or never used), -1 if
- * not (a member failed or is stuck): the id must then not be reused. */
+ * not (a member failed or is stuck): the id must then not be reused.
+ * Drained, it also makes the checks that the last rooted calls left for
+ * later (node_slots.c), logging a disagreement nobody reported. */
 int plx_slots_drain(plx_comm_t comm, double timeout_s);
 /* The last node-local sequence number comm used (0: none). */
 uint64_t plx_slots_last_seq(plx_comm_t comm);
