@@ -17,6 +17,7 @@
 #include "request.h"
 #include "device.h"
 #include "coll/signature.h"
+#include "coll/call_record.h"
 #include "api/vcoll.h"
 #include "core/user_op.h"
 
@@ -78,6 +79,10 @@ static plx_status_t check_extent(const char *fn, size_t count, plx_dtype_t dt, i
 /* Build the chosen algorithm's schedule and start it as a request. */
 static plx_status_t start_coll_locked(plx_comm_t comm, const coll_args_t *a, plx_request_t *req)
 {
+    /* what this rank calls, published for the ranks that take another path
+     * (lib/coll/call_record.h; one store) and compared by the schedule ring */
+    coll_sig_t sig = coll_sig_of(comm, a);
+    uint64_t call = plx_callrec_publish(comm, &sig);
     /* Device buffers go to lib/device.c (NCCL or staging).  dev_on is 0
      * when no CUDA device is usable: one predictable branch, no CUDA call. */
     if (__builtin_expect(comm->ctx->dev_on, 0)) {
@@ -89,19 +94,25 @@ static plx_status_t start_coll_locked(plx_comm_t comm, const coll_args_t *a, plx
     int need_order = coll_is_reduction(a->coll) && !plx_op_commutative(a->op);
     const coll_algo_t *algo = plx_select_algo_for(comm->ctx->select, a->coll, bytes, comm, need_order);
     if (!algo) return PLX_ERR_INTERNAL;
-    if (algo->node_slots == COLL_NODE_DIRECT) return plx_req_start_direct(comm, a, req);
-    if (algo->node_slots) return plx_req_start_slots(comm, a, req);
-    plx_sched_t *s = sched_new(comm, plx_coll_name(a->coll));
-    if (!s) return PLX_ERR_NO_MEMORY;
-    /* every rank checks that the ranks agree on the call (PLX_ERR_MISMATCH) */
-    coll_sig_t sig = coll_sig_of(comm, a);
-    sched_sign(s, sig.word);
-    plx_status_t st = algo->build(s, comm, a);
-    if (st != PLX_SUCCESS) {
-        sched_free(s);
-        return st;
+    plx_status_t st;
+    if (algo->node_slots == COLL_NODE_DIRECT) {
+        st = plx_req_start_direct(comm, a, req);
+    } else if (algo->node_slots) {
+        st = plx_req_start_slots(comm, a, req);
+    } else {
+        plx_sched_t *s = sched_new(comm, plx_coll_name(a->coll));
+        if (!s) return PLX_ERR_NO_MEMORY;
+        /* every rank checks that the ranks agree on the call (PLX_ERR_MISMATCH) */
+        sched_sign(s, sig.word);
+        st = algo->build(s, comm, a);
+        if (st != PLX_SUCCESS) {
+            sched_free(s);
+            return st;
+        }
+        st = plx_req_start_sched(s, req);
     }
-    return plx_req_start_sched(s, req);
+    if (call && st == PLX_SUCCESS) plx_req_set_call(*req, call);
+    return st;
 }
 
 /* Start and wait with the context lock taken once (the sequence number,

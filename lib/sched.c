@@ -599,6 +599,21 @@ static void sched_abort(plx_sched_t *s, plx_status_t st)
     if (st == PLX_ERR_MISMATCH) send_notices(s);
 }
 
+int sched_abort_mismatch(plx_sched_t *s)
+{
+    if (s->state != ST_RUNNING) return 0;
+    sched_abort(s, PLX_ERR_MISMATCH);   /* the caller logged both sides */
+    return 1;
+}
+
+int sched_signature(const plx_sched_t *s, uint64_t sig[2])
+{
+    if (s->sig_recv < 0) return 0;
+    sig[0] = s->sig.word[0];
+    sig[1] = s->sig.word[1];
+    return 1;
+}
+
 /* "comm 5 (rank 2 of 4), sequence 17, round 3 of 6" */
 static void where(const plx_sched_t *s, char *buf, size_t len)
 {

@@ -694,6 +694,18 @@ int plx_direct_advance(direct_op_t *op, int *moved)
     return op->phase == DIRECT_DONE;
 }
 
+int plx_direct_abort(direct_op_t *op, plx_status_t st)
+{
+    struct node_direct *nd = op->nd;
+    if (op->phase != DIRECT_TURN && op->phase != DIRECT_MEET) return 0;
+    int missing = op->phase == DIRECT_TURN;
+    for (int m = 0; m < nd->n && !missing; m++)
+        missing = __atomic_load_n(&hdr_of(nd->win[m])->seq, __ATOMIC_ACQUIRE) != op->seq;
+    if (!missing) return 0;   /* everyone met: they may be reading our buffers */
+    fail(op, st);
+    return 1;
+}
+
 /* ---- deadlines and dead peers ---------------------------------------------- */
 int plx_direct_check(direct_op_t *op, double elapsed, double limit)
 {

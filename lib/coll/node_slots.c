@@ -330,6 +330,21 @@ int plx_slots_advance(slots_op_t *op)
     return read_phase(op);
 }
 
+int plx_slots_abort(slots_op_t *op, plx_status_t st)
+{
+    if (op->phase == SLOTS_DONE) return 0;
+    struct node_slots *ns = op->ns;
+    /* a peer still to read our line of this sequence (or one out of step
+     * later) must not take it for its own call: it then sees a mismatch */
+    if (op->phase == SLOTS_READ)
+        __atomic_store_n(&ctl_of(ns->win[ns->me], op->seq)->sig, COLL_SIG_WORD_ABANDONED, __ATOMIC_RELEASE);
+    ns->broken = 1;
+    ns->broken_status = st;
+    op->status = st;
+    op->phase = SLOTS_DONE;
+    return 1;
+}
+
 int plx_slots_check(slots_op_t *op, double elapsed, double limit)
 {
     if (op->phase == SLOTS_DONE) return 0;
