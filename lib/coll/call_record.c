@@ -134,27 +134,38 @@ plx_status_t plx_callrec_check(plx_comm_t comm, uint64_t call, const coll_sig_t 
             return PLX_ERR_MISMATCH;
         }
     }
-    for (int m = 0; m < cr->n; m++) {
+    /* the first member whose record differs, preferring one whose details
+     * are published (to name it) */
+    int bad = -1, known = 0;
+    coll_sig_t theirs;
+    uint64_t tpath = 0;
+    for (int m = 0; m < cr->n && !known; m++) {
         if (m == cr->me) continue;
         uint64_t w = __atomic_load_n(&ring_of(cr->win[m])[call & 7], __ATOMIC_ACQUIRE);
         if (w >> 32 != tag || (w & 0xffffffffu) == mine) continue;   /* elsewhere, or agrees */
-        coll_sig_t theirs;
-        uint64_t tpath = 0;
-        int known = read_detail(cr, m, call, &theirs, &tpath);
-        if (!known && cr->defer_call != call) {
-            cr->defer_call = call;   /* it publishes its details at its first slow check */
-            return PLX_SUCCESS;
+        if (bad < 0) bad = m;
+        if (read_detail(cr, m, call, &theirs, &tpath)) {
+            bad = m;
+            known = 1;
         }
-        if (known)
-            coll_sig_describe(&theirs, other_s, sizeof other_s);
-        plx_error("plx_%s on comm %u (rank %d of %d), call %llu: the ranks disagree: rank %d called "
-                  "%s on %s, rank %d (world %d) %s%s%s", plx_coll_name((plx_coll_t)(sig->word[0] & 0xff)),
-                  comm->id, comm->rank, comm->size, (unsigned long long)call, comm->rank, me_s,
-                  path_name((uint64_t)path), m, comm->world_rank[m],
-                  known ? other_s : "another call (its details were not published)",
-                  known ? " on " : "", known ? path_name(tpath) : "");
-        plx_callrec_notice(comm, call);
-        return PLX_ERR_MISMATCH;
     }
-    return PLX_SUCCESS;
+    if (bad < 0) return PLX_SUCCESS;
+    if (!known) {
+        /* it publishes its details at its first slow check (a loaded
+         * machine may delay that): name it then, or give up waiting */
+        if (cr->defer_call != call) {
+            cr->defer_call = call;
+            cr->defer_checks = 0;
+        }
+        if (++cr->defer_checks < CALLREC_DEFER_CHECKS) return PLX_SUCCESS;
+    }
+    if (known) coll_sig_describe(&theirs, other_s, sizeof other_s);
+    plx_error("plx_%s on comm %u (rank %d of %d), call %llu: the ranks disagree: rank %d called "
+              "%s on %s, rank %d (world %d) %s%s%s", plx_coll_name((plx_coll_t)(sig->word[0] & 0xff)),
+              comm->id, comm->rank, comm->size, (unsigned long long)call, comm->rank, me_s,
+              path_name((uint64_t)path), bad, comm->world_rank[bad],
+              known ? other_s : "another call (it did not publish what)",
+              known ? " on " : "", known ? path_name(tpath) : "");
+    plx_callrec_notice(comm, call);
+    return PLX_ERR_MISMATCH;
 }

@@ -29,13 +29,15 @@ struct call_record {
     unsigned char **win;             /* [n] the slots window of each member (channel = comm id) */
     uint64_t next;                   /* the next call's number */
     uint64_t detail_call;            /* the call whose details this rank published last */
-    uint64_t defer_call;             /* a mismatch seen on it waits one check for the peer's details */
+    uint64_t defer_call;             /* a mismatch seen on it waits for the peer's details... */
+    int defer_checks;                /* ...for at most CALLREC_DEFER_CHECKS slow checks */
 };
 
 /* Offsets in the slots window (lib/coll/node_slots.c keeps 256..319 and 512..). */
 #define CALLREC_RING_OFF   320       /* 8 words: call n in word n & 7 (one line) */
 #define CALLREC_DETAIL_OFF 384       /* gen, call, signature (2 words), path: slow path only */
 #define CALLREC_NOTICE_OFF 448       /* the last call on which this rank saw a mismatch */
+#define CALLREC_DEFER_CHECKS 10      /* ~1 s: a peer publishes its details at its first slow check */
 
 int plx_callrec_setup(plx_comm_t comm);
 
