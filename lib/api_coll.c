@@ -79,21 +79,25 @@ static plx_status_t check_extent(const char *fn, size_t count, plx_dtype_t dt, i
 /* Build the chosen algorithm's schedule and start it as a request. */
 static plx_status_t start_coll_locked(plx_comm_t comm, const coll_args_t *a, plx_request_t *req)
 {
-    /* what this rank calls, published for the ranks that take another path
-     * (lib/coll/call_record.h; one store) and compared by the schedule ring */
+    /* what this rank calls, compared by the schedule ring and published
+     * with the path it takes for the ranks that take another one
+     * (lib/coll/call_record.h; one store) */
     coll_sig_t sig = coll_sig_of(comm, a);
-    uint64_t call = plx_callrec_publish(comm, &sig);
     /* Device buffers go to lib/device.c (NCCL or staging).  dev_on is 0
      * when no CUDA device is usable: one predictable branch, no CUDA call. */
     if (__builtin_expect(comm->ctx->dev_on, 0)) {
         plx_status_t dst;
+        uint64_t dcall = plx_callrec_publish(comm, &sig, CALLREC_OTHER);   /* numbered alike */
         if (plx_dev_start_locked(comm, a, req, &dst)) return dst;
+        if (dcall) comm->callrec->next--;   /* not taken: numbered again below */
     }
     size_t bytes = coll_select_count(comm, a) * plx_dtype_size(a->dt);
     /* a non-commutative user op needs an algorithm that keeps rank order */
     int need_order = coll_is_reduction(a->coll) && !plx_op_commutative(a->op);
     const coll_algo_t *algo = plx_select_algo_for(comm->ctx->select, a->coll, bytes, comm, need_order);
     if (!algo) return PLX_ERR_INTERNAL;
+    uint64_t call = plx_callrec_publish(comm, &sig, algo->node_slots == COLL_NODE_DIRECT ? CALLREC_DIRECT
+                                                    : algo->node_slots ? CALLREC_SLOTS : CALLREC_SCHED);
     plx_status_t st;
     if (algo->node_slots == COLL_NODE_DIRECT) {
         st = plx_req_start_direct(comm, a, req);

@@ -56,7 +56,7 @@ static plx_comm_t call_comm(const struct plx_request *r)
 void plx_req_call_failed(struct plx_request *r)
 {
     plx_comm_t c = call_comm(r);
-    if (c) plx_callrec_notice(c, r->call);
+    if (c) plx_callrec_failed(c, r->call);
 }
 
 void plx_req_release(struct plx_request *r) { req_recycle(r); }

@@ -7,16 +7,21 @@
  * start; a reused id numbers its calls above every number its members ever
  * used, lib/comm.c), 320..511, three cache lines apart from the slots
  * protocol's own lines:
- *   ring    [8] words: call n -> word n & 7 = (n << 32) | hash32(signature)
- *           (the one store of the fast path; 8 deep, so a peer that went
- *           up to 7 calls ahead still shows this one)
+ *   ring    [8] words: call n -> word n & 7 = (n << 32) | hash30(signature)
+ *           << 2 | path (the one store of the fast path; 8 deep, so a peer
+ *           that went up to 7 calls ahead still shows this one)
  *   detail  gen (odd while written), call, signature (16 B), path: written
  *           by the slow path only, so a message can name the other side
  *   notice  the last call number on which this rank ended with
- *           PLX_ERR_MISMATCH: a peer waiting for it on that call stops too
- * A record differs only if the ranks disagree (the same signature hashes
- * alike everywhere), so a verdict never depends on timing: a peer that has
- * not published call n yet, or is 8+ calls ahead, is simply not compared.
+ *           PLX_ERR_MISMATCH after a cross-path mismatch: a peer waiting
+ *           for it on that call stops too
+ * Only a record with another signature AND another path counts: the same
+ * signature hashes alike everywhere, and ranks that disagree on one path
+ * are left to that path's own check, which ends the call on every rank
+ * with the windows still in step (the comm stays usable); ending it from
+ * here would put them out of step.  So a verdict never depends on timing:
+ * a peer that has not published call n yet, or is 8+ calls ahead, is
+ * simply not compared.
  */
 #include "call_record.h"
 
@@ -107,20 +112,25 @@ static int read_detail(struct call_record *cr, int m, uint64_t call, coll_sig_t 
     return __atomic_load_n(&d[0], __ATOMIC_RELAXED) == g0 && c == call;
 }
 
-void plx_callrec_notice(plx_comm_t comm, uint64_t call)
+static void notice(struct call_record *cr, uint64_t call)
+{
+    cr->poisoned = 1;
+    __atomic_store_n(notice_of(cr->win[cr->me]), call, __ATOMIC_RELEASE);
+}
+
+void plx_callrec_failed(plx_comm_t comm, uint64_t call)
 {
     struct call_record *cr = comm->callrec;
-    if (!cr || !call) return;
-    __atomic_store_n(notice_of(cr->win[cr->me]), call, __ATOMIC_RELEASE);
+    if (cr && call && cr->poisoned) notice(cr, call);
 }
 
 plx_status_t plx_callrec_check(plx_comm_t comm, uint64_t call, const coll_sig_t *sig, int path)
 {
     struct call_record *cr = comm->callrec;
-    if (!cr || !call) return PLX_SUCCESS;
+    if (!cr || !call || path == CALLREC_OTHER) return PLX_SUCCESS;
     /* let a peer that finds the difference name this side */
     if (cr->detail_call != call) publish_detail(cr, call, sig, path);
-    uint64_t tag = call & 0xffffffffu, mine = plx_callrec_hash(sig);
+    uint64_t tag = call & 0xffffffffu, mine = plx_callrec_hash(sig) & ~3ull;
     char me_s[96], other_s[96];
     coll_sig_describe(sig, me_s, sizeof me_s);
     for (int m = 0; m < cr->n; m++) {
@@ -131,6 +141,7 @@ plx_status_t plx_callrec_check(plx_comm_t comm, uint64_t call, const coll_sig_t 
                       plx_coll_name((plx_coll_t)(sig->word[0] & 0xff)), comm->id, comm->rank,
                       comm->size, (unsigned long long)call, path_name((uint64_t)path), m,
                       comm->world_rank[m], comm->rank, me_s);
+            cr->poisoned = 1;   /* this rank's path is out of step now too */
             return PLX_ERR_MISMATCH;
         }
     }
@@ -142,7 +153,12 @@ plx_status_t plx_callrec_check(plx_comm_t comm, uint64_t call, const coll_sig_t 
     for (int m = 0; m < cr->n && !known; m++) {
         if (m == cr->me) continue;
         uint64_t w = __atomic_load_n(&ring_of(cr->win[m])[call & 7], __ATOMIC_ACQUIRE);
-        if (w >> 32 != tag || (w & 0xffffffffu) == mine) continue;   /* elsewhere, or agrees */
+        uint64_t wpath = w & 3;
+        /* elsewhere, agreeing, or on this path (whose own check sees it),
+         * or on one that is not compared */
+        if (w >> 32 != tag || (w & 0xfffffffcu) == mine || wpath == (uint64_t)path ||
+            wpath == CALLREC_OTHER)
+            continue;
         if (bad < 0) bad = m;
         if (read_detail(cr, m, call, &theirs, &tpath)) {
             bad = m;
@@ -166,6 +182,6 @@ plx_status_t plx_callrec_check(plx_comm_t comm, uint64_t call, const coll_sig_t 
               path_name((uint64_t)path), bad, comm->world_rank[bad],
               known ? other_s : "another call (it did not publish what)",
               known ? " on " : "", known ? path_name(tpath) : "");
-    plx_callrec_notice(comm, call);
+    notice(cr, call);
     return PLX_ERR_MISMATCH;
 }

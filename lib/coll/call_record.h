@@ -21,8 +21,9 @@
 
 #include "signature.h"
 
-/* The path a call took, for messages. */
-enum { CALLREC_SLOTS = 1, CALLREC_DIRECT, CALLREC_SCHED };
+/* The path a call took (2 bits of its record; 0: another, e.g. a device
+ * library, never compared). */
+enum { CALLREC_OTHER = 0, CALLREC_SLOTS, CALLREC_DIRECT, CALLREC_SCHED };
 
 struct call_record {
     int n, me;
@@ -31,6 +32,7 @@ struct call_record {
     uint64_t detail_call;            /* the call whose details this rank published last */
     uint64_t defer_call;             /* a mismatch seen on it waits for the peer's details... */
     int defer_checks;                /* ...for at most CALLREC_DEFER_CHECKS slow checks */
+    int poisoned;                    /* a cross-path mismatch put the paths out of step here */
 };
 
 /* Offsets in the slots window (lib/coll/node_slots.c keeps 256..319 and 512..). */
@@ -53,7 +55,7 @@ static inline uint64_t plx_callrec_hash(const coll_sig_t *s)
 
 /* Number this call and publish its record: one store (release) into this
  * rank's window.  Returns the call number, 0 if comm has no records. */
-static inline uint64_t plx_callrec_publish(plx_comm_t comm, const coll_sig_t *sig)
+static inline uint64_t plx_callrec_publish(plx_comm_t comm, const coll_sig_t *sig, int path)
 {
     if (__builtin_expect(comm->callrec_state <= 0, 0)) {
         if (comm->callrec_state < 0 || (comm->callrec_state = plx_callrec_setup(comm)) < 0) return 0;
@@ -61,19 +63,23 @@ static inline uint64_t plx_callrec_publish(plx_comm_t comm, const coll_sig_t *si
     struct call_record *cr = comm->callrec;
     uint64_t n = cr->next++;
     uint64_t *ring = (uint64_t *)(cr->win[cr->me] + CALLREC_RING_OFF);
-    __atomic_store_n(&ring[n & 7], n << 32 | plx_callrec_hash(sig), __ATOMIC_RELEASE);
+    __atomic_store_n(&ring[n & 7], n << 32 | (plx_callrec_hash(sig) & ~3ull) | (uint64_t)path,
+                     __ATOMIC_RELEASE);
     return n;
 }
 
 /* The slow path of a request waiting on call number call (sig: its
  * signature, path: CALLREC_*): PLX_ERR_MISMATCH (logged, naming both sides,
- * and published) if a peer's record of the same call differs, or if a peer
- * published a mismatch on this call; else PLX_SUCCESS. */
+ * and published as a notice) if a peer's record of the same call has
+ * another signature AND another path (on the same path the path's own check
+ * sees it and keeps its windows in step), or if a peer published a notice
+ * of this call; else PLX_SUCCESS. */
 plx_status_t plx_callrec_check(plx_comm_t comm, uint64_t call, const coll_sig_t *sig, int path);
 
-/* Call number call ended with PLX_ERR_MISMATCH here (on any path): tell the
- * peers, so that one waiting for this rank on another path stops too. */
-void plx_callrec_notice(plx_comm_t comm, uint64_t call);
+/* Call number call ended with PLX_ERR_MISMATCH here: if a cross-path
+ * mismatch put this comm out of step (a later call fails at once), tell the
+ * peers, so that one waiting for this rank on that call stops too. */
+void plx_callrec_failed(plx_comm_t comm, uint64_t call);
 
 /* The last call number this comm used (a reused id starts above it). */
 uint64_t plx_callrec_last(plx_comm_t comm);
