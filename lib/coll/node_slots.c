@@ -132,6 +132,9 @@ int plx_slots_drain(plx_comm_t comm, double timeout_s)
     if (!ns) return 0;
     uint64_t last = ns->next_seq - 1;
     if (ns->broken || ns->local_done != last) return -1;
+    /* set up but never run here (e.g. this rank took another path on a
+     * cross-path mismatch): nobody reads what it never wrote */
+    if (last == comm->slots_seq_base) return 0;
     /* every member stores done = s after its last read of anyone's window */
     plx_backoff_t b;
     plx_backoff_reset(&b);
