@@ -35,10 +35,13 @@ struct call_record {
     int poisoned;                    /* a cross-path mismatch put the paths out of step here */
 };
 
-/* Offsets in the slots window (lib/coll/node_slots.c keeps 256..319 and 512..). */
-#define CALLREC_RING_OFF   320       /* 8 words: call n in word n & 7 (one line) */
-#define CALLREC_DETAIL_OFF 384       /* gen, call, signature (2 words), path: slow path only */
-#define CALLREC_NOTICE_OFF 448       /* the last call on which this rank saw a mismatch */
+/* Offsets in the slots window (lib/coll/node_slots.c keeps 0..319 and
+ * 512..): the 128-byte pair 384..511, whose lines peers read only in their
+ * slow path (320..383 stays unused: the adjacent-line prefetcher pairs it
+ * with the done line that peers read on every bcast) */
+#define CALLREC_RING_OFF   384       /* 8 words: call n in word n & 7 (one line) */
+#define CALLREC_DETAIL_OFF 448       /* gen, call, signature (2 words), path: slow path only */
+#define CALLREC_NOTICE_OFF 496       /* the last call on which this rank saw a mismatch */
 #define CALLREC_DEFER_CHECKS 10      /* ~1 s: a peer publishes its details at its first slow check */
 
 int plx_callrec_setup(plx_comm_t comm);

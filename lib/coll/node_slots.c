@@ -9,6 +9,7 @@
  *                  bytes                                        one line
  *   offset 128  ctl[1]: the same for odd sequence numbers       one line
  *   offset 256  done: the last sequence this rank finished reading
+ *   offset 384  the communicator's call records (lib/coll/call_record.h)
  *   offset 512  data[0], data[1]: payloads over 56 bytes (cap each)
  *
  * Protocol of collective number s (b = s & 1, all ranks count s alike):
