@@ -49,7 +49,10 @@
  * counts as a transport error.  Notices outlive their schedule
  * (ctx->notices) and are reaped when the next schedule is made, or at
  * finalize; one that nobody receives (its peer had finished) stays queued
- * in the transport until finalize.
+ * in the transport until finalize.  Ranks that took another path for the
+ * same call (shared slots, direct) never send a signature: the call
+ * records (lib/coll/call_record.c) see that, and end the schedule through
+ * sched_abort_mismatch, notices included.
  */
 #include "sched.h"
 #include "coll/signature.h"

@@ -27,6 +27,9 @@
  *   4. drain: store done = s; wait until every member's done >= s (nobody
  *      reads or writes this rank's buffers any more: the user may reuse
  *      them); only then finish.
+ * Ranks that took another path for the same call never write a header:
+ * the call records (lib/coll/call_record.c) end the wait (plx_direct_abort,
+ * before any buffer is touched).
  * Two waits per collective (meet, drain), whatever the rank count: each
  * costs a cache-line round trip, or a scheduler slice when ranks
  * outnumber cores.
