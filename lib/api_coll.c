@@ -17,6 +17,7 @@
 #include "request.h"
 #include "device.h"
 #include "coll/signature.h"
+#include "coll/call_record.h"
 #include "api/vcoll.h"
 #include "core/user_op.h"
 
@@ -78,30 +79,44 @@ static plx_status_t check_extent(const char *fn, size_t count, plx_dtype_t dt, i
 /* Build the chosen algorithm's schedule and start it as a request. */
 static plx_status_t start_coll_locked(plx_comm_t comm, const coll_args_t *a, plx_request_t *req)
 {
+    /* what this rank calls, compared by the schedule ring and published
+     * with the path it takes for the ranks that take another one
+     * (lib/coll/call_record.h; one store) */
+    coll_sig_t sig = coll_sig_of(comm, a);
     /* Device buffers go to lib/device.c (NCCL or staging).  dev_on is 0
      * when no CUDA device is usable: one predictable branch, no CUDA call. */
     if (__builtin_expect(comm->ctx->dev_on, 0)) {
         plx_status_t dst;
+        uint64_t dcall = plx_callrec_publish(comm, &sig, CALLREC_OTHER);   /* numbered alike */
         if (plx_dev_start_locked(comm, a, req, &dst)) return dst;
+        if (dcall) comm->callrec->next--;   /* not taken: numbered again below */
     }
     size_t bytes = coll_select_count(comm, a) * plx_dtype_size(a->dt);
     /* a non-commutative user op needs an algorithm that keeps rank order */
     int need_order = coll_is_reduction(a->coll) && !plx_op_commutative(a->op);
     const coll_algo_t *algo = plx_select_algo_for(comm->ctx->select, a->coll, bytes, comm, need_order);
     if (!algo) return PLX_ERR_INTERNAL;
-    if (algo->node_slots == COLL_NODE_DIRECT) return plx_req_start_direct(comm, a, req);
-    if (algo->node_slots) return plx_req_start_slots(comm, a, req);
-    plx_sched_t *s = sched_new(comm, plx_coll_name(a->coll));
-    if (!s) return PLX_ERR_NO_MEMORY;
-    /* every rank checks that the ranks agree on the call (PLX_ERR_MISMATCH) */
-    coll_sig_t sig = coll_sig_of(comm, a);
-    sched_sign(s, sig.word);
-    plx_status_t st = algo->build(s, comm, a);
-    if (st != PLX_SUCCESS) {
-        sched_free(s);
-        return st;
+    uint64_t call = plx_callrec_publish(comm, &sig, algo->node_slots == COLL_NODE_DIRECT ? CALLREC_DIRECT
+                                                    : algo->node_slots ? CALLREC_SLOTS : CALLREC_SCHED);
+    plx_status_t st;
+    if (algo->node_slots == COLL_NODE_DIRECT) {
+        st = plx_req_start_direct(comm, a, req);
+    } else if (algo->node_slots) {
+        st = plx_req_start_slots(comm, a, req);
+    } else {
+        plx_sched_t *s = sched_new(comm, plx_coll_name(a->coll));
+        if (!s) return PLX_ERR_NO_MEMORY;
+        /* every rank checks that the ranks agree on the call (PLX_ERR_MISMATCH) */
+        sched_sign(s, sig.word);
+        st = algo->build(s, comm, a);
+        if (st != PLX_SUCCESS) {
+            sched_free(s);
+            return st;
+        }
+        st = plx_req_start_sched(s, req);
     }
-    return plx_req_start_sched(s, req);
+    if (call && st == PLX_SUCCESS) plx_req_set_call(*req, call);
+    return st;
 }
 
 /* Start and wait with the context lock taken once (the sequence number,

@@ -26,6 +26,7 @@
 #include "sched.h"
 #include "coll/node_slots.h"
 #include "coll/node_direct.h"
+#include "coll/call_record.h"
 #include "coll/hier.h"
 #include "device.h"
 
@@ -108,6 +109,7 @@ static void comm_release_state(plx_comm_t c)
 {
     plx_slots_release(c);
     plx_direct_release(c);
+    plx_callrec_release(c);
     plx_hier_release(c);
     plx_dev_comm_release(c);
     free(c->world_rank);
@@ -285,6 +287,7 @@ plx_status_t plx_comm_free(plx_comm_t *comm)
     plx_ctx_lock(ctx);
     uint64_t last = plx_slots_last_seq(c), dlast = plx_direct_last_seq(c);
     if (dlast > last) last = dlast;
+    if (plx_callrec_last(c) > last) last = plx_callrec_last(c);   /* call numbers too */
     if (last > ctx->slots_seq_hwm) ctx->slots_seq_hwm = last;
     if (drained) ids_set(ctx, c->id, 0);
     else plx_warn("plx_comm_free: comm %u: a member never finished its last node-local collective; "

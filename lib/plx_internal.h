@@ -160,6 +160,10 @@ struct plx_comm {
      * the hierarchical collectives (lib/coll/hier.c) on a multi-node comm */
     int direct_node_state;
     struct node_direct *direct_node;
+    /* cross-path call records (lib/coll/call_record.c): the same three
+     * states as slots_state */
+    int callrec_state;
+    struct call_record *callrec;
     struct hier_map *hier;     /* nodes of its ranks, for lib/coll/hier.c (built at first use) */
     char transports[32];       /* "shm", "ucx", "shm+ucx": who carries its traffic (first use) */
     unsigned tmask;            /* the same as bits: 1 << index in ctx->tl[] */

@@ -18,6 +18,7 @@
  * once detached, by the engine, so watching it unlocked is safe.
  */
 #include "request.h"
+#include "coll/call_record.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,25 @@ struct plx_request *plx_req_alloc(plx_context_t ctx)
 }
 
 static void req_recycle(struct plx_request *r);
+
+/* The communicator of a collective request with call records, else NULL. */
+static plx_comm_t call_comm(const struct plx_request *r)
+{
+    if (!r->call) return NULL;
+    switch (r->kind) {
+    case REQ_SLOTS: return r->slots.comm;
+    case REQ_DIRECT: return r->direct.comm;
+    case REQ_SCHED: return r->sched ? sched_comm(r->sched) : NULL;
+    default: return NULL;
+    }
+}
+
+void plx_req_call_failed(struct plx_request *r)
+{
+    plx_comm_t c = call_comm(r);
+    if (c) plx_callrec_failed(c, r->call);
+}
+
 void plx_req_release(struct plx_request *r) { req_recycle(r); }
 
 static void req_recycle(struct plx_request *r)
@@ -85,6 +105,7 @@ void plx_req_activate(struct plx_request *r)
  * one has nobody to report to and is recycled at once. */
 static void finish(struct plx_request *r, plx_status_t st)
 {
+    if (st == PLX_ERR_MISMATCH && r->call) plx_req_call_failed(r);   /* peers on other paths stop too */
     if (r->kind == REQ_SCHED && r->sched && !r->persistent) {
         sched_free(r->sched);
         r->sched = NULL;
@@ -247,6 +268,33 @@ int plx_engine_progress(plx_context_t ctx)
     return events;
 }
 
+/* The slow path of a waiting collective: do the peers' records of its
+ * call (lib/coll/call_record.c) agree with it, whatever path they took?
+ * 1 if a mismatch ended r (finished here). */
+static int check_call(struct plx_request *r)
+{
+    plx_comm_t c = call_comm(r);
+    if (!c) return 0;
+    coll_sig_t sig;
+    int path;
+    if (r->kind == REQ_SLOTS) {
+        sig = coll_sig_of(c, &r->slots.a);
+        path = CALLREC_SLOTS;
+    } else if (r->kind == REQ_DIRECT) {
+        sig = coll_sig_of(c, &r->direct.a);
+        path = CALLREC_DIRECT;
+    } else {
+        if (!sched_signature(r->sched, sig.word)) return 0;
+        path = CALLREC_SCHED;
+    }
+    if (plx_callrec_check(c, r->call, &sig, path) == PLX_SUCCESS) return 0;
+    int ended = r->kind == REQ_SLOTS ? plx_slots_abort(&r->slots, PLX_ERR_MISMATCH)
+              : r->kind == REQ_DIRECT ? plx_direct_abort(&r->direct, PLX_ERR_MISMATCH)
+              : sched_abort_mismatch(r->sched);
+    if (ended) finish(r, PLX_ERR_MISMATCH);
+    return ended;
+}
+
 /* Deadlines and dead peers of every active request. */
 static void check_deadlines(plx_context_t ctx, double now)
 {
@@ -256,7 +304,9 @@ static void check_deadlines(plx_context_t ctx, double now)
         struct plx_request *next = r->next;
         if (r->started == 0) r->started = now;
         double elapsed = now - r->started;
-        if (r->kind == REQ_SCHED) {
+        if (r->call && check_call(r)) {
+            /* ended: the ranks disagree across paths */
+        } else if (r->kind == REQ_SCHED) {
             if (sched_check(r->sched, elapsed, limit)) finish(r, sched_status(r->sched));
         } else if (r->kind == REQ_HOOK) {
             plx_status_t st = PLX_SUCCESS;

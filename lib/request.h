@@ -54,6 +54,9 @@ struct plx_request {
     int persistent;
     int active;                /* started by plx_start and not yet collected */
     struct plx_persist *pers;  /* its saved arguments and how it runs again */
+    /* collectives on a comm with call records: the call's number (0: none),
+     * compared across paths by the slow path (lib/coll/call_record.c) */
+    uint64_t call;
     /* REQ_SEND / REQ_RECV */
     plx_comm_t comm;
     int peer, tag;
@@ -61,6 +64,17 @@ struct plx_request {
     size_t *received;
     plx_tl_req_t treq;
 };
+
+/* A mismatched call ended r (a collective with a call number): tell the
+ * peers through the call records (lib/coll/call_record.c). */
+void plx_req_call_failed(struct plx_request *r);
+/* The collective r was started as call number call of its comm (0: none). */
+static inline void plx_req_set_call(struct plx_request *r, uint64_t call)
+{
+    r->call = call;
+    /* it may have ended inside its start (every peer was there) */
+    if (__builtin_expect(r->done && r->status == PLX_ERR_MISMATCH, 0)) plx_req_call_failed(r);
+}
 
 /* A fresh request (from the free list when possible); NULL if out of memory. */
 struct plx_request *plx_req_alloc(plx_context_t ctx);

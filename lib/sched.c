@@ -50,7 +50,10 @@
  * counts as a transport error.  Notices outlive their schedule
  * (ctx->notices) and are reaped when the next schedule is made, or at
  * finalize; one that nobody receives (its peer had finished) stays queued
- * in the transport until finalize.
+ * in the transport until finalize.  Ranks that took another path for the
+ * same call (shared slots, direct) never send a signature: the call
+ * records (lib/coll/call_record.c) see that, and end the schedule through
+ * sched_abort_mismatch, notices included.
  */
 #include "sched.h"
 #include "coll/signature.h"
@@ -599,6 +602,21 @@ static void sched_abort(plx_sched_t *s, plx_status_t st)
     sched_fail(s, st);
     s->state = ST_DONE;
     if (st == PLX_ERR_MISMATCH) send_notices(s);
+}
+
+int sched_abort_mismatch(plx_sched_t *s)
+{
+    if (s->state != ST_RUNNING) return 0;
+    sched_abort(s, PLX_ERR_MISMATCH);   /* the caller logged both sides */
+    return 1;
+}
+
+int sched_signature(const plx_sched_t *s, uint64_t sig[2])
+{
+    if (s->sig_recv < 0) return 0;
+    sig[0] = s->sig.word[0];
+    sig[1] = s->sig.word[1];
+    return 1;
 }
 
 /* "comm 5 (rank 2 of 4), sequence 17, round 3 of 6" */

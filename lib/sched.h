@@ -79,6 +79,12 @@ plx_sched_t *sched_new(plx_comm_t comm, const char *name);
  * PLX_ERR_MISMATCH, and this rank then notifies every other member so that
  * none of them waits for it until PLX_TIMEOUT. */
 void sched_sign(plx_sched_t *s, const uint64_t sig[2]);
+/* The signature given to sched_sign: 1 and sig[] if s is signed. */
+int sched_signature(const plx_sched_t *s, uint64_t sig[2]);
+/* The ranks disagree on this call across paths (lib/coll/call_record.c):
+ * end a running s with PLX_ERR_MISMATCH, notifying its peers as for a
+ * mismatch of its own; 1 if it was running. */
+int sched_abort_mismatch(plx_sched_t *s);
 
 /* Scratch memory owned by the schedule (64-byte aligned, not zeroed). NULL
  * if out of memory (also recorded in the schedule). bytes may be 0. */

@@ -27,6 +27,9 @@
  *   4. drain: store done = s; wait until every member's done >= s (nobody
  *      reads or writes this rank's buffers any more: the user may reuse
  *      them); only then finish.
+ * Ranks that took another path for the same call never write a header:
+ * the call records (lib/coll/call_record.c) end the wait (plx_direct_abort,
+ * before any buffer is touched).
  * Two waits per collective (meet, drain), whatever the rank count: each
  * costs a cache-line round trip, or a scheduler slice when ranks
  * outnumber cores.
@@ -857,6 +860,18 @@ int plx_direct_advance(direct_op_t *op, int *moved)
     }
     if (op->phase == DIRECT_DRAIN && drain(op)) *moved = 1;
     return op->phase == DIRECT_DONE;
+}
+
+int plx_direct_abort(direct_op_t *op, plx_status_t st)
+{
+    struct node_direct *nd = op->nd;
+    if (op->phase != DIRECT_TURN && op->phase != DIRECT_MEET) return 0;
+    int missing = op->phase == DIRECT_TURN;
+    for (int m = 0; m < nd->n && !missing; m++)
+        missing = __atomic_load_n(&hdr_of(nd->win[m])->seq, __ATOMIC_ACQUIRE) != op->seq;
+    if (!missing) return 0;   /* everyone met: they may be reading our buffers */
+    fail(op, st);
+    return 1;
 }
 
 /* ---- deadlines and dead peers ---------------------------------------------- */

@@ -58,6 +58,11 @@ int plx_direct_advance(direct_op_t *op, int *moved);
 /* Timeout / dead peer check for the progress engine: ends the op with a
  * message naming the ranks waited for; 1 if it ended it. */
 int plx_direct_check(direct_op_t *op, double elapsed, double limit);
+/* The ranks disagree on this call across paths (lib/coll/call_record.c):
+ * end op with st (published to the peers as a failure) if no member can be
+ * using this rank's buffers yet (before the work, some member's header
+ * missing); 1 if it ended op. */
+int plx_direct_abort(direct_op_t *op, plx_status_t st);
 /* The node-local phase of a hierarchical collective: can the comm ranks
  * members[0..n) (this rank among them, all on this node) run one?  The
  * answer is kept for comm (one node group per communicator). */

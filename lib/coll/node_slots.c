@@ -13,7 +13,9 @@
  *                  (by seq & 3) and whether each returned MISMATCH
  *   offset 384  arrival: the last sequence this rank entered as a bcast
  *                  non-root (it writes no ctl line), and its signature
- *   offset 512  data[0], data[1]: payloads over 56 bytes (cap each)
+ *   offset 512  the communicator's call records (lib/coll/call_record.h:
+ *                  cross-path mismatch detection; its own 128-byte pair)
+ *   offset 640  data[0], data[1]: payloads over 56 bytes (cap each)
  *
  * Protocol of collective number s (b = s & 1, all ranks count s alike):
  *   1. write (ranks that contribute): wait until every member's done >=
@@ -77,7 +79,7 @@
 #define SLOT_CTL_STRIDE 128          /* ctl lines two apart: no adjacent-line prefetch sharing */
 #define SLOT_DONE_OFF   256
 #define SLOT_ARR_OFF    384
-#define SLOT_DATA_OFF   512
+#define SLOT_DATA_OFF   640
 #define SLOT_INLINE     48
 
 enum { SLOTS_WRITE = 0, SLOTS_READ, SLOTS_DONE };
@@ -197,6 +199,9 @@ int plx_slots_drain(plx_comm_t comm, double timeout_s)
     if (!ns) return 0;
     uint64_t last = ns->next_seq - 1;
     if (ns->broken || ns->local_done != last) return -1;
+    /* set up but never run here (e.g. this rank took another path on a
+     * cross-path mismatch): nobody reads what it never wrote */
+    if (last == comm->slots_seq_base) return 0;
     /* every member stores done = s after its last read of anyone's window */
     plx_backoff_t b;
     plx_backoff_reset(&b);
@@ -545,6 +550,21 @@ int plx_slots_advance(slots_op_t *op)
     }
     if (op->phase == SLOTS_WRITE && !write_phase(op)) return 0;
     return read_phase(op);
+}
+
+int plx_slots_abort(slots_op_t *op, plx_status_t st)
+{
+    if (op->phase == SLOTS_DONE) return 0;
+    struct node_slots *ns = op->ns;
+    /* a peer still to read our line of this sequence (or one out of step
+     * later) must not take it for its own call: it then sees a mismatch */
+    if (op->phase == SLOTS_READ)
+        __atomic_store_n(&ctl_of(ns->win[ns->me], op->seq)->sig, COLL_SIG_WORD_ABANDONED, __ATOMIC_RELEASE);
+    ns->broken = 1;
+    ns->broken_status = st;
+    op->status = st;
+    op->phase = SLOTS_DONE;
+    return 1;
 }
 
 int plx_slots_check(slots_op_t *op, double elapsed, double limit)

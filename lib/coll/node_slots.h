@@ -55,6 +55,12 @@ int plx_slots_advance(slots_op_t *op);
 /* Timeout / dead peer check for the progress engine: ends the op with a
  * message naming the ranks that never arrived; 1 if it ended it. */
 int plx_slots_check(slots_op_t *op, double elapsed, double limit);
+/* The ranks disagree on this call across paths (lib/coll/call_record.c):
+ * end op with st; the windows are out of step from here on, so later
+ * collectives of the comm fail at once here, and a peer that reads this
+ * rank's line of op's sequence sees an abandoned signature.  1 if op was
+ * not finished yet. */
+int plx_slots_abort(slots_op_t *op, plx_status_t st);
 /* Before freeing comm: wait (at most timeout_s) until every member has
  * finished reading this rank's window, so a comm that reuses the id cannot
  * overwrite data still being read.  0 when drained (or never used), -1 if

@@ -91,6 +91,10 @@ char *coll_sig_describe(const coll_sig_t *s, char *buf, size_t len)
 
 char *coll_sig_describe_word(uint64_t w, char *buf, size_t len)
 {
+    if (w == COLL_SIG_WORD_ABANDONED) {
+        snprintf(buf, len, "a call it abandoned (the ranks disagreed across paths)");
+        return buf;
+    }
     return describe((int)(w & 0xff) - 1, (int)((w >> 8) & 0xf), (int)((w >> 12) & 0xf),
                     (w >> 16) & 0xffff, w >> 32, buf, len);
 }

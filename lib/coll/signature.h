@@ -35,6 +35,9 @@ coll_sig_t coll_sig_of(plx_comm_t comm, const coll_args_t *a);
  * bytes cut to 16 and 32 bits (slot payloads and node sizes are far
  * smaller), never 0. */
 uint64_t coll_sig_word(const coll_sig_t *s);
+/* A slot word no call has: left by a rank that abandoned its call on a
+ * cross-path mismatch (lib/coll/node_slots.c plx_slots_abort). */
+#define COLL_SIG_WORD_ABANDONED 0xffull
 
 /* "allreduce of 400 bytes (float32 sum)", "bcast of 8 bytes from root 2";
  * a word (slots) or a full signature.  Returns buf. */

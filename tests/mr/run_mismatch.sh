@@ -4,13 +4,18 @@
 #   mismatch_check once per algorithm of the registry, enumerated at run
 #   time from `plexus_info --algorithms` (so algorithms added later are
 #   covered), with PLX_TUNE forcing it for all sizes; the allreduce runs add
-#   the task-graph case (--graph).  Then the hierarchical path: allreduce,
-#   bcast, reduce, allgather and barrier on 4 ranks over 2 simulated nodes
-#   (plexusrun --nodes 2), when this build has a network transport (ucx);
-#   at 4 MiB their node-local phases run single-copy (direct, from 64 KiB:
-#   lib/coll/hier.c), and each agreeing allreduce after a mismatch also
-#   runs at 1 MiB (--big): the node's direct phases must still work after
-#   a schedule ended before its phase began.
+#   the task-graph case (--graph); the v-forms and scans at 8 B (and
+#   1 MiB where their counts differ by design).
+#   Then mismatch_check --cross with the default table: disagreements that
+#   send the ranks down different paths (slots / direct / schedule) must
+#   end in PLX_ERR_MISMATCH on every rank, one message naming both sides.
+#   Then the hierarchical path: allreduce, bcast, reduce, allgather and
+#   barrier on 4 ranks over 2 simulated nodes (plexusrun --nodes 2), when
+#   this build has a network transport (ucx); at 4 MiB their node-local
+#   phases run single-copy (direct, from 64 KiB: lib/coll/hier.c), and each
+#   agreeing allreduce after a mismatch also runs at 1 MiB (--big): the
+#   node's direct phases must still work after a schedule ended before its
+#   phase began.
 #   Each job must exit 0 with 4 final "0 failures" lines.
 #   finalize_check: the last rank SIGSTOPs itself; the others' allreduce
 #   times out (PLX_TIMEOUT=5) and plx_finalize must return within 2 s of
@@ -74,13 +79,13 @@ nalgos=0
 for ca in $algos; do
     coll=${ca%%:*}
     algo=${ca#*:}
-    # mismatch_check calls the nine equal-count collectives; the v-forms
-    # and scans are checked by their signature rule (lib/coll/signature.c)
-    # but not exercised here yet
+    sizes=
     case $coll in
-    allgatherv|alltoallv|gatherv|scatterv|reduce_scatterv|scan|exscan)
-        echo "(not exercised: $coll/$algo)"
-        continue ;;
+    # schedules only; the ones whose counts differ by design see a message
+    # of the wrong size (eager at 8 B, rendezvous at 1 MiB); the others'
+    # totals are in the signature compared first (one size is enough)
+    alltoallv|gatherv|scatterv) sizes="--sizes 8,1048576" ;;
+    allgatherv|reduce_scatterv|scan|exscan) sizes="--sizes 8" ;;
     esac
     extra=
     [ "$coll" = allreduce ] && [ "$algo" = shm_slots ] && extra=--graph
@@ -93,7 +98,7 @@ for ca in $algos; do
            [ "${p%%:*}" = "$coll" ] || pin="$pin;${p%%:*}:0-inf@${p#*:}"
        done ;;
     esac
-    PLX_TUNE="$coll:0-inf@$algo$pin" run_job "$coll/$algo" "$MR/mismatch_check" --coll "$coll" $extra
+    PLX_TUNE="$coll:0-inf@$algo$pin" run_job "$coll/$algo" "$MR/mismatch_check" --coll "$coll" $extra $sizes
     if [ "$coll" = allreduce ] && { [ "$algo" = shm_slots ] || [ "$algo" = ring ]; }; then
         # the library's line names both sides of the count case (8 B: rank 2
         # passed 1 float32 where the others passed 2; 4 MiB: half)
@@ -108,6 +113,16 @@ for ca in $algos; do
     nalgos=$((nalgos + 1))
 done
 echo "  ($nalgos algorithms)"
+
+# ---- disagreements across paths (lib/coll/call_record.c) -------------------------
+PLX_TUNE= run_job cross "$MR/mismatch_check" --cross
+# the rank that finds it names both sides and both paths
+pat="the ranks disagree: rank [0-9]+ called allreduce of (8|4194304) bytes \(float32 sum\) on (shm_slots|direct), rank [0-9]+ \(world [0-9]+\) allreduce of (4194304|8) bytes \(float32 sum\) on (direct|shm_slots)"
+if grep -Eq "$pat" "$tmp/job.log"; then
+    echo "  ok: a message names both sides (and paths) of the slots/direct count mismatch"
+else
+    fail "cross: no message naming both sides of the slots/direct count mismatch"
+fi
 
 # ---- the hierarchical path: 2 simulated nodes ------------------------------------
 if "$INFO" --version | grep -q 'ucx yes'; then
