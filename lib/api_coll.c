@@ -96,8 +96,11 @@ static plx_status_t start_coll_locked(plx_comm_t comm, const coll_args_t *a, plx
     int need_order = coll_is_reduction(a->coll) && !plx_op_commutative(a->op);
     const coll_algo_t *algo = plx_select_algo_for(comm->ctx->select, a->coll, bytes, comm, need_order);
     if (!algo) return PLX_ERR_INTERNAL;
-    uint64_t call = plx_callrec_publish(comm, &sig, algo->node_slots == COLL_NODE_DIRECT ? CALLREC_DIRECT
-                                                    : algo->node_slots ? CALLREC_SLOTS : CALLREC_SCHED);
+    /* the v-forms' direct algorithms run on the slots' windows and
+     * sequence (lib/coll/node_direct_v.c): the slots path for the records */
+    int path = algo->node_slots == COLL_NODE_DIRECT && !coll_is_v(a->coll) ? CALLREC_DIRECT
+             : algo->node_slots ? CALLREC_SLOTS : CALLREC_SCHED;
+    uint64_t call = plx_callrec_publish(comm, &sig, path);
     plx_status_t st;
     if (algo->node_slots == COLL_NODE_DIRECT) {
         st = plx_req_start_direct(comm, a, req);

@@ -864,6 +864,7 @@ int plx_direct_advance(direct_op_t *op, int *moved)
 
 int plx_direct_abort(direct_op_t *op, plx_status_t st)
 {
+    if (op->v) return plx_direct_v_abort(op, st);   /* a v-form: node_direct_v.c */
     struct node_direct *nd = op->nd;
     if (op->phase != DIRECT_TURN && op->phase != DIRECT_MEET) return 0;
     int missing = op->phase == DIRECT_TURN;

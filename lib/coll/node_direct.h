@@ -88,5 +88,6 @@ int plx_direct_v_can_run(plx_comm_t comm, size_t bytes);
 plx_status_t plx_direct_v_start(plx_comm_t comm, const coll_args_t *a, direct_op_t *op);
 int plx_direct_v_advance(direct_op_t *op, int *moved);
 int plx_direct_v_check(direct_op_t *op, double elapsed, double limit);
+int plx_direct_v_abort(direct_op_t *op, plx_status_t st);
 
 #endif /* PLX_NODE_DIRECT_H */

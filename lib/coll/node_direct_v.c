@@ -57,3 +57,10 @@ int plx_direct_v_check(direct_op_t *op, double elapsed, double limit)
 {
     return plx_slots_v_check(op->v, elapsed, limit) ? ended(op) : 0;
 }
+
+/* The call records saw a cross-path mismatch (lib/coll/call_record.c):
+ * end it as the slots forms end theirs (plx_slots_abort). */
+int plx_direct_v_abort(direct_op_t *op, plx_status_t st)
+{
+    return plx_slots_abort(op->v, st) ? ended(op) : 0;
+}

@@ -21,9 +21,9 @@
  *   scatterv         the same, written by the root only.
  * Why the table and the header: in alltoallv, gatherv and scatterv a
  * reader does not know the writer's counts (only its own), so the writer
- * says where each block is and how long; a block longer than the reader
- * expects is PLX_ERR_TRUNCATE there (it gets its first count elements), as
- * on the point-to-point path.
+ * says where each block is and how long; a block of another length than
+ * the reader expects is PLX_ERR_MISMATCH there (it gets the shorter of
+ * the two), as on the point-to-point path.
  *
  * Spill.  Those three forms choose their algorithm from each rank's own
  * counts (lib/select.h), which differ between ranks, so their rule must
@@ -461,12 +461,16 @@ static int copy_out(slots_op_t *op)
         const unsigned char *src;
         uint64_t addr;
         size_t len = block_of(op, m, &src, &addr), n = len < want ? len : want;
-        if (op->voff == 0 && len > want && op->status == PLX_SUCCESS) {
-            /* the receive buffer gets the first want bytes, as plx_recv */
-            plx_error("plx_%s on comm %u (rank %d of %d): rank %d sent %zu bytes for a block of %zu "
-                      "(its counts and this rank's differ)", plx_coll_name(op->a.coll), c->id, c->rank,
-                      c->size, m, len, want);
-            op->status = PLX_ERR_TRUNCATE;
+        if (op->voff == 0 && len != want && op->status == PLX_SUCCESS) {
+            /* both sides know every block's size (a sender's count for a
+             * rank is that rank's count for it), so a difference is ranks
+             * disagreeing on the call, as on the point-to-point path
+             * (lib/sched.c); the buffer gets min(len, want) bytes */
+            plx_error("plx_%s on comm %u (rank %d of %d): rank %d (world %d) sent %zu bytes for a "
+                      "block of %zu: the ranks disagree on this call (their counts differ)",
+                      plx_coll_name(op->a.coll), c->id, c->rank, c->size, m, c->world_rank[m], len,
+                      want);
+            op->status = PLX_ERR_MISMATCH;
         }
         size_t k = n - op->voff;
         if (src) {

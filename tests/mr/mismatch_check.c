@@ -322,10 +322,12 @@ static void healthy(plx_comm_t comm, const char *what)
 /* Which protocol an algorithm speaks: node-local slots, node-local
  * single-copy (direct) or a schedule of messages.  Two ranks can only see
  * each other's signature when their calls run on the same one. */
-static int path_of(const char *algo)
+static int path_of(int coll, const char *algo)
 {
+    int v = coll == C_ALLGATHERV || coll == C_ALLTOALLV || coll == C_GATHERV || coll == C_SCATTERV ||
+            coll == C_REDUCE_SCATTERV;
     if (!strcmp(algo, "shm_slots")) return 0;
-    if (!strcmp(algo, "direct")) return 1;
+    if (!strcmp(algo, "direct")) return v ? 0 : 1;   /* the v-forms' direct runs on the slots */
     return 2;
 }
 
@@ -340,7 +342,7 @@ static int other_coll(plx_comm_t world, int c, size_t bytes, const char *algo)
         if (cand[i] == c) continue;
         const char *a = "?";
         if (plx_query_algorithm(world, names[cand[i]], bytes, &a, NULL) != PLX_SUCCESS) continue;
-        if (path_of(a) == path_of(algo)) return cand[i];
+        if (path_of(cand[i], a) == path_of(c, algo)) return cand[i];
     }
     return -1;
 }
@@ -453,7 +455,7 @@ static int path_of_call(plx_comm_t comm, const call_t *c)
     const char *a = "?";
     size_t b = c->coll == C_BARRIER ? 0 : c->count * plx_dtype_size(c->dt);
     if (plx_query_algorithm(comm, names[c->coll], b, &a, NULL) != PLX_SUCCESS) return -1;
-    return path_of(a);
+    return path_of(c->coll, a);
 }
 
 /* One case: every rank calls mine on a fresh communicator dup'ed from ctl
