@@ -16,8 +16,9 @@
 
 #include <sched.h>
 
-int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm)
+int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm, MPI_Request *mreq)
 {
+    c->blocking = mreq == NULL;
     c->coll = coll;
     c->comm = comm;
     c->m = NULL;
@@ -36,7 +37,8 @@ int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm)
 int pm_call_route(pm_call_t *c, pm_why_t why, size_t bytes)
 {
     if (why == PM_TO_PLEXUS) why = pm_policy_route(c->coll, bytes, c->size);
-    if (why == PM_TO_PLEXUS && !(c->m = pm_mirror_get(c->comm))) why = PM_WHY_COMM;
+    if (why == PM_TO_PLEXUS && !(c->m = pm_mirror_get(c->comm, c->blocking)))
+        why = c->blocking || pm_mirror_known(c->comm) ? PM_WHY_COMM : PM_WHY_LAZY;
     pm_count(c->coll, why, bytes);
     return why == PM_TO_PLEXUS;
 }

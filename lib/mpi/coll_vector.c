@@ -39,7 +39,7 @@ static int allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rb
                       MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, PM_ALLGATHERV, comm)) return PM_FALL;
+    if (!pm_call_begin(&c, PM_ALLGATHERV, comm, mreq)) return PM_FALL;
     int n = c.size, in_place = sbuf == MPI_IN_PLACE;
     long total = span_v(rcounts, displs, n, rtype), sbytes = in_place ? 0 : span(scount, stype);
     if (total < 0 || sbytes < 0) {
@@ -90,7 +90,7 @@ static int alltoallv(const void *sbuf, const int *scounts, const int *sdispls, M
                      MPI_Comm comm, MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, PM_ALLTOALLV, comm)) return PM_FALL;
+    if (!pm_call_begin(&c, PM_ALLTOALLV, comm, mreq)) return PM_FALL;
     int n = c.size, in_place = sbuf == MPI_IN_PLACE;
     long total = span_v(rcounts, rdispls, n, rtype);
     if (total < 0 || (!in_place && span_v(scounts, sdispls, n, stype) < 0)) {
@@ -147,7 +147,7 @@ static int rooted_v(int scatter, const void *mbuf, const int *counts, const int 
                     int root, MPI_Comm comm, MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, scatter ? PM_SCATTERV : PM_GATHERV, comm)) return PM_FALL;
+    if (!pm_call_begin(&c, scatter ? PM_SCATTERV : PM_GATHERV, comm, mreq)) return PM_FALL;
     int n = c.size, is_root = c.rank == root;
     int in_place = is_root && obuf == MPI_IN_PLACE;
     long total = 0, obytes = in_place ? 0 : span(ocount, otype);
