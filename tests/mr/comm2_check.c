@@ -17,8 +17,8 @@
  *     ranks into disjoint groups (list order shuffled: ranks permuted),
  *     each group creating at once over world and again over its own new
  *     communicator, members checked by an allgather, an allreduce on each,
- *     one comm of each round kept into the next (ids in use while others
- *     are agreed); no internal message visible to a world probe; a split
+ *     one comm of each round kept into the next and a comm of one on
+ *     some ranks only (ids in use that differ between members); no internal message visible to a world probe; a split
  *     of world afterwards working beside them; two threads creating over
  *     all ranks at once with different tags, each reducing on its own;
  *     bad arguments (PLX_ERR_INVALID_ARG) and a list in another order on
@@ -403,7 +403,13 @@ static void test_create_group(plx_comm_t world)
 {
     int *perm = malloc((size_t)size * sizeof(int)), *grp = malloc((size_t)size * sizeof(int));
     int *wm = malloc((size_t)size * sizeof(int)), *sub = malloc((size_t)size * sizeof(int));
-    plx_comm_t kept = NULL;
+    plx_comm_t kept = NULL, solo = NULL;
+    /* a comm of one on some ranks only: the ids in use differ between the
+     * members of a group, so only an agreement over all members is right */
+    if (rank % 3) {
+        int me = rank;
+        CHECK(plx_comm_create_group(world, 1, &me, 1, &solo) == PLX_SUCCESS && solo, "create_group of one");
+    }
     for (int round = 0; round < 12; round++) {
         uint32_t seed = 0x9e3779b9u * (uint32_t)(round + 1);
         for (int i = 0; i < size; i++) perm[i] = i;
@@ -465,6 +471,10 @@ static void test_create_group(plx_comm_t world)
     }
     if (half) plx_comm_free(&half);
     if (kept) plx_comm_free(&kept);
+    if (solo) {
+        reduce_on(solo, &rank, 1, 3, "create_group of one");
+        plx_comm_free(&solo);
+    }
 
     /* two threads, overlapping lists (all ranks), different tags, at once */
     for (int i = 0; i < size; i++) perm[i] = i;
