@@ -4,6 +4,10 @@
  * either wait (blocking MPI call) or hand back an MPI request
  * (nonblocking one, requests.c).
  *
+ * The twin is looked up last (comm_mirror.c); a blocking call may make
+ * it there, a nonblocking one never does (it stays with MPI until a
+ * blocking routed call has made the twin).
+ *
  * A blocking call waits with plx_test plus, after a short spin, a poke of
  * MPI's progress engine and a yield each round: MPI promises progress for
  * the application's own pending MPI requests while it sits in any MPI
