@@ -16,6 +16,11 @@
  * node-local slot window, and a comm reusing a channel numbers its slot
  * collectives above every number its members ever wrote (slots_seq_hwm).
  *
+ * plx_comm_create_group cannot take that union over a parent that is not
+ * all there: its members agree among themselves (lib/api/comm_create.c)
+ * and each *claims* the proposed id here first (plx_comm_id_claim), so no
+ * other agreement of that rank picks it meanwhile.
+ *
  * Freed comm objects are kept, marked dead, in a FIFO of PLX_COMM_QUARANTINE
  * entries and only then reused (with gen incremented): a stale handle is
  * reported as PLX_ERR_INVALID_ARG for at least that many later frees,

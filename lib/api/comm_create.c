@@ -162,7 +162,7 @@ static plx_status_t group_xfer(plx_comm_t comm, uint64_t tag, int np, const int 
         r->kind = send ? REQ_SEND : REQ_RECV;
         r->comm = comm;
         r->peer = peers[i];
-        r->tag = 0;
+        r->tag = (int)((tag >> 8) & 0x7fffffffu);   /* the caller's tag, in a timeout's message */
         r->elem_size = 1;
         r->received = NULL;
         memset(&r->treq, 0, sizeof r->treq);
@@ -368,6 +368,10 @@ plx_status_t plx_comm_create_group(plx_comm_t comm, int n, const int ranks[], in
             plx_comm_id_unclaim(comm->ctx, id);
         if (st == PLX_SUCCESS)
             plx_debug("%s: new comm id %u, rank %d of %d", fn, id, pos, n);
+        else if (st == PLX_ERR_TIMEOUT || st == PLX_ERR_PEER_FAILED)
+            plx_error("%s on comm %u, tag %d: the %d listed ranks did not all take part (%s): a listed "
+                      "rank that does not call it, or one that passed another list, leaves the others "
+                      "waiting", fn, comm->id, tag, n, plx_strerror(st));
     }
     free(seen);
     free(peers);

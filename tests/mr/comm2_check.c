@@ -41,6 +41,9 @@
  *                    with plexusrun reporting the abort;
  *   --probe-timeout  (1 rank) a probe for a message nobody sends: with
  *                    PLX_TIMEOUT=1 it must return PLX_ERR_TIMEOUT;
+ *   --group-timeout  (2 ranks) rank 0 creates a group with rank 1, which
+ *                    stays alive but never calls: with PLX_TIMEOUT=1 it
+ *                    must return PLX_ERR_TIMEOUT;
  *   --probe-dead     (2 ranks) rank 1 exits while rank 0 probes for its
  *                    message: PLX_ERR_PEER_FAILED.
  */
@@ -548,6 +551,22 @@ int main(int argc, char **argv)
         printf("comm2_check: rank %d size %d: %ld checks, %ld failures\n", rank, size, checks, failures);
         plx_finalize(&ctx);
         return failures ? 1 : 0;
+    }
+    if (argc >= 2 && !strcmp(argv[1], "--group-timeout")) {
+        int both[2] = { 0, 1 };
+        if (rank == 0) {
+            plx_comm_t c = NULL;
+            double t0 = (double)time(NULL);
+            plx_status_t st = plx_comm_create_group(world, 2, both, 3, &c);
+            CHECK(st == PLX_ERR_TIMEOUT && !c, "create_group without its other member: %s", plx_strerror(st));
+            CHECK((double)time(NULL) - t0 < 30, "create_group took %g s with PLX_TIMEOUT=1",
+                  (double)time(NULL) - t0);
+        } else {
+            sleep(4);               /* alive, but not calling: a timeout, not a dead peer */
+        }
+        printf("comm2_check: rank %d size %d: %ld checks, %ld failures\n", rank, size, checks, failures);
+        fflush(stdout);
+        _exit(failures ? 1 : 0);   /* no finalize: rank 0's job is broken by the timeout */
     }
     if (argc >= 2 && !strcmp(argv[1], "--probe-dead")) {
         /* 2 ranks: rank 1 leaves (status 0, so plexusrun lets rank 0 go on)
