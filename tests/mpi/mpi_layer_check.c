@@ -9,7 +9,8 @@
  *      with a non-contiguous datatype (packed by the layer) and with
  *      datatypes that differ between send and receive side;
  *   2. calls the layer must leave to MPI: a type Plexus lacks (MPI_SHORT),
- *      an op it lacks (MPI_LAND, MPI_MINLOC), an intercommunicator; and a
+ *      an op it lacks (MPI_LAND, MPI_MINLOC), an intercommunicator, an
+ *      allgatherv with overlapping receive blocks; and a
  *      communicator from MPI_Comm_create_group (routed: it gets a twin);
  *   3. nonblocking collectives (routed and not) in one array with
  *      point-to-point requests, completed by MPI_Waitall / Waitany /
@@ -220,6 +221,17 @@ static void fall_through(void)
         CHECK(sum == w, "intercomm allreduce = %d, want %d", sum, w);
         MPI_Comm_free(&inter);
         MPI_Comm_free(&half);
+    }
+    /* an allgatherv whose receive blocks overlap (all at 0, as MPICH's
+     * allgatherv4 does): Plexus refuses it, so it must stay with MPI */
+    {
+        int *cnt = malloc((size_t)size * sizeof(int)), *dsp = calloc((size_t)size, sizeof(int));
+        int same = 42, got = -1;
+        for (int r = 0; r < size; r++) cnt[r] = 1;
+        MPI_Allgatherv(&same, 1, MPI_INT, &got, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
+        CHECK(got == 42, "overlapping allgatherv: %d", got);
+        free(cnt);
+        free(dsp);
     }
     /* MPI_Comm_create_group: collective over the group only (its twin too) */
     MPI_Group wg, eg;

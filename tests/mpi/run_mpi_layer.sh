@@ -7,7 +7,8 @@
 #      collective routed (PLX_MPI_COLLS=all), PLX_LOG=info: results checked
 #      by the program; the summary must show every collective family going
 #      to Plexus (the v-forms, scan and exscan included), and the calls
-#      the layer must leave to MPI (type, op, communicator) going to MPI;
+#      the layer must leave to MPI (type, op, communicator, an allgatherv
+#      with overlapping receive blocks) going to MPI;
 #   2. the same binary built without the layer, preloaded
 #      (LD_PRELOAD=libplexus-mpi-MPI.so), default routing table: results
 #      checked, the summary shows routed and size-rule calls, and scan
@@ -75,6 +76,8 @@ check_summary_all_routed() {
         n=$(summary_calls "$out" "$c *" plexus)
         if [ -z "$n" ] || [ "$n" -eq 0 ]; then echo "  no $c call went to Plexus"; ok=0; fi
     done
+    grep -q '^plexus-mpi: allgatherv .*arguments [0-9]' "$out" ||
+        { echo "  allgatherv with overlapping blocks not left to MPI"; ok=0; }
     local line
     line=$(grep '^plexus-mpi: allreduce ' "$out")
     for why in "type" "op" "communicator"; do
