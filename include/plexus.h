@@ -30,6 +30,8 @@
  *     same communicator concurrently is an application race.  The same
  *     holds for plx_comm_split/dup: run them from one thread at a time per
  *     context (they agree on new ids with the other ranks).
+ *     plx_comm_create_group may run in several threads at once (each with
+ *     its own tag), but not while another thread splits or dups.
  *   - A request may be waited on or tested by one thread at a time.
  *   - plx_finalize must be called by one thread after the others stopped
  *     using the context.
@@ -505,6 +507,28 @@ plx_status_t plx_comm_split_type(plx_comm_t comm, int type, int key, plx_comm_t 
  * (with a message naming a rank that disagrees); no communicator is made.
  */
 plx_status_t plx_comm_create(plx_comm_t comm, int n, const int ranks[], plx_comm_t *newcomm);
+
+/*
+ * Like plx_comm_create, but collective over the n listed ranks only (as
+ * MPI_Comm_create_group): each rank of comm in ranks[] calls it with the
+ * same list and tag, the others do not call it.  ranks[i] gets rank i.
+ * The members agree on the new communicator among themselves over
+ * point-to-point messages on comm, in a tag space of their own (no message,
+ * probe or collective of the application on comm sees them); tag (0 ..
+ * PLX_TAG_MAX) tells apart creations that run at the same time from
+ * different threads over overlapping lists.  Groups with no rank in common
+ * may create at the same time; so may other ranks of comm run any other
+ * call meanwhile.  Free the result with plx_comm_free.
+ * PLX_ERR_INVALID_ARG: bad comm, NULL newcomm, n < 1 or n > size, ranks
+ * NULL, an entry out of range or listed twice, the calling rank not in the
+ * list, tag < 0.  PLX_ERR_MISMATCH when the members passed different lists
+ * (or the same ranks in another order) and the lowest listed rank, which
+ * gathers them, sees it: on that rank and every member it heard from.  A
+ * rank listed by some members but not calling (or the reverse) waits until
+ * PLX_TIMEOUT: PLX_ERR_TIMEOUT.  Every wait is bounded by PLX_TIMEOUT.
+ */
+plx_status_t plx_comm_create_group(plx_comm_t comm, int n, const int ranks[], int tag,
+                                   plx_comm_t *newcomm);
 
 /*
  * Send sendcount elements to rank dest with sendtag and receive up to

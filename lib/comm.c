@@ -16,6 +16,11 @@
  * node-local slot window, and a comm reusing a channel numbers its slot
  * collectives above every number its members ever wrote (slots_seq_hwm).
  *
+ * plx_comm_create_group cannot take that union over a parent that is not
+ * all there: its members agree among themselves (lib/api/comm_create.c)
+ * and each *claims* the proposed id here first (plx_comm_id_claim), so no
+ * other agreement of that rank picks it meanwhile.
+ *
  * Freed comm objects are kept, marked dead, in a FIFO of PLX_COMM_QUARANTINE
  * entries and only then reused (with gen incremented): a stale handle is
  * reported as PLX_ERR_INVALID_ARG for at least that many later frees,
@@ -232,6 +237,61 @@ out:
     free(all);
     free(members);
     return st;
+}
+
+/* ---- ids agreed among the members only (plx_comm_create_group) --------------
+ * A group creation cannot take a union over a parent that is not there, so
+ * each member *claims* the proposed id before it is final: the bit is set
+ * at once, which keeps every other agreement of this rank (another thread's
+ * create_group, a split) off it, and cleared again if the group retries. */
+void plx_comm_ids_snapshot(plx_context_t ctx, uint64_t ids[PLX_COMM_ID_LIMIT / 64], uint64_t *hwm)
+{
+    plx_ctx_lock(ctx);
+    memcpy(ids, ctx->comm_ids_used, sizeof ctx->comm_ids_used);
+    *hwm = ctx->slots_seq_hwm;
+    plx_ctx_unlock(ctx);
+}
+
+int plx_comm_id_claim(plx_context_t ctx, uint32_t id)
+{
+    if (id >= PLX_COMM_ID_LIMIT) return 0;
+    plx_ctx_lock(ctx);
+    int was_free = !(ctx->comm_ids_used[id / 64] & (1ull << (id % 64)));
+    if (was_free) ids_set(ctx, id, 1);
+    plx_ctx_unlock(ctx);
+    return was_free;
+}
+
+void plx_comm_id_unclaim(plx_context_t ctx, uint32_t id)
+{
+    plx_ctx_lock(ctx);
+    ids_set(ctx, id, 0);
+    plx_ctx_unlock(ctx);
+}
+
+plx_status_t plx_comm_install(plx_context_t ctx, uint32_t id, int n, const int *world_ranks, int rank,
+                              uint64_t slots_base, plx_comm_t *newcomm)
+{
+    int *wr = malloc((size_t)n * sizeof(int));
+    plx_ctx_lock(ctx);
+    plx_comm_t c = wr ? comm_obj_get(ctx) : NULL;
+    if (!c) {
+        plx_ctx_unlock(ctx);
+        free(wr);
+        return PLX_ERR_NO_MEMORY;
+    }
+    memcpy(wr, world_ranks, (size_t)n * sizeof(int));
+    c->magic = PLX_COMM_MAGIC;
+    c->ctx = ctx;
+    c->id = id;
+    c->size = n;
+    c->rank = rank;
+    c->world_rank = wr;
+    c->slots_seq_base = slots_base;
+    live_link(ctx, c);
+    plx_ctx_unlock(ctx);
+    *newcomm = c;
+    return PLX_SUCCESS;
 }
 
 plx_status_t plx_comm_split(plx_comm_t comm, int color, int key, plx_comm_t *newcomm)

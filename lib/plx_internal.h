@@ -178,6 +178,15 @@ struct plx_comm {
 
 /* Release every comm of ctx, live or freed, and all they hold (finalize). */
 void plx_comms_release_all(struct plx_context *ctx);
+/* Ids agreed among a group's members only (lib/comm.c, for
+ * plx_comm_create_group): this rank's used ids and slot high-water mark;
+ * claim an id (1: it was free here and is now taken), give a claim back;
+ * make the comm once every member claimed id (ranks in world numbering). */
+void plx_comm_ids_snapshot(struct plx_context *ctx, uint64_t ids[PLX_COMM_ID_LIMIT / 64], uint64_t *hwm);
+int plx_comm_id_claim(struct plx_context *ctx, uint32_t id);
+void plx_comm_id_unclaim(struct plx_context *ctx, uint32_t id);
+plx_status_t plx_comm_install(struct plx_context *ctx, uint32_t id, int n, const int *world_ranks, int rank,
+                              uint64_t slots_base, struct plx_comm **newcomm);
 
 /* A communicator handle is usable. */
 static inline int plx_comm_ok(const struct plx_comm *c)
@@ -188,7 +197,8 @@ static inline int plx_comm_ok(const struct plx_comm *c)
 /* ---- tags --------------------------------------------------------------
  * 64-bit match key: [63..40] communicator id (24 bits), [39] collective
  * flag, [38..8] collective sequence number or user tag (31 bits), [7..0]
- * reserved (0). */
+ * 0, or an internal kind: 1 a schedule's mismatch notice (lib/sched.c),
+ * 2 the id agreement of plx_comm_create_group (lib/api/comm_create.c). */
 static inline uint64_t plx_tag_coll(const struct plx_comm *c, uint32_t seq)
 {
     return ((uint64_t)(c->id & 0xffffffu) << 40) | (1ull << 39) |

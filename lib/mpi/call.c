@@ -4,6 +4,10 @@
  * either wait (blocking MPI call) or hand back an MPI request
  * (nonblocking one, requests.c).
  *
+ * The twin is looked up last (comm_mirror.c); a blocking call may make
+ * it there, a nonblocking one never does (it stays with MPI until a
+ * blocking routed call has made the twin).
+ *
  * A blocking call waits with plx_test plus, after a short spin, a poke of
  * MPI's progress engine and a yield each round: MPI promises progress for
  * the application's own pending MPI requests while it sits in any MPI
@@ -16,8 +20,9 @@
 
 #include <sched.h>
 
-int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm)
+int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm, MPI_Request *mreq)
 {
+    c->blocking = mreq == NULL;
     c->coll = coll;
     c->comm = comm;
     c->m = NULL;
@@ -36,7 +41,8 @@ int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm)
 int pm_call_route(pm_call_t *c, pm_why_t why, size_t bytes)
 {
     if (why == PM_TO_PLEXUS) why = pm_policy_route(c->coll, bytes, c->size);
-    if (why == PM_TO_PLEXUS && !(c->m = pm_mirror_get(c->comm))) why = PM_WHY_COMM;
+    if (why == PM_TO_PLEXUS && !(c->m = pm_mirror_get(c->comm, c->blocking)))
+        why = c->blocking || pm_mirror_known(c->comm) ? PM_WHY_COMM : PM_WHY_LAZY;
     pm_count(c->coll, why, bytes);
     return why == PM_TO_PLEXUS;
 }

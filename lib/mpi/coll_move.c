@@ -24,7 +24,7 @@ static int all_to_all(pm_coll_t coll, const void *sbuf, int scount, MPI_Datatype
                       int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, coll, comm)) return PM_FALL;
+    if (!pm_call_begin(&c, coll, comm, mreq)) return PM_FALL;
     int n = c.size, in_place = sbuf == MPI_IN_PLACE;
     long per = span(rcount, rtype);
     if (per < 0 || (!in_place && span(scount, stype) < 0)) {
@@ -96,7 +96,7 @@ static int rooted(int scatter, const void *sbuf, int scount, MPI_Datatype stype,
                   int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, scatter ? PM_SCATTER : PM_GATHER, comm)) return PM_FALL;
+    if (!pm_call_begin(&c, scatter ? PM_SCATTER : PM_GATHER, comm, mreq)) return PM_FALL;
     int n = c.size, rank = c.rank;
     int is_root = rank == root;
     /* the root's many-block side, and the one block every rank has */

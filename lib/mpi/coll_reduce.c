@@ -11,7 +11,7 @@ static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
                   MPI_Comm comm, MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, PM_REDUCE, comm)) return PM_FALL;
+    if (!pm_call_begin(&c, PM_REDUCE, comm, mreq)) return PM_FALL;
     plx_dtype_t pdt;
     plx_op_t pop;
     pm_why_t why = pm_map_reduction(dt, op, &pdt, &pop);
@@ -45,7 +45,7 @@ static int allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
                      MPI_Comm comm, MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, PM_ALLREDUCE, comm)) return PM_FALL;
+    if (!pm_call_begin(&c, PM_ALLREDUCE, comm, mreq)) return PM_FALL;
     plx_dtype_t pdt;
     plx_op_t pop;
     pm_why_t why = pm_map_reduction(dt, op, &pdt, &pop);
@@ -81,7 +81,7 @@ static int reduce_scatter(const void *sbuf, void *rbuf, int block, int recvcount
                           MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, PM_REDUCE_SCATTER, comm)) return PM_FALL;
+    if (!pm_call_begin(&c, PM_REDUCE_SCATTER, comm, mreq)) return PM_FALL;
     plx_dtype_t pdt;
     plx_op_t pop;
     pm_why_t why = pm_map_reduction(dt, op, &pdt, &pop);

@@ -11,7 +11,7 @@ static int scan(int exclusive, const void *sbuf, void *rbuf, int count, MPI_Data
                 MPI_Op op, MPI_Comm comm, MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, exclusive ? PM_EXSCAN : PM_SCAN, comm)) return PM_FALL;
+    if (!pm_call_begin(&c, exclusive ? PM_EXSCAN : PM_SCAN, comm, mreq)) return PM_FALL;
     plx_dtype_t pdt;
     plx_op_t pop;
     pm_why_t why = pm_map_reduction(dt, op, &pdt, &pop);

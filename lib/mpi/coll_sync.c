@@ -8,7 +8,7 @@
 static int barrier(MPI_Comm comm, MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, PM_BARRIER, comm)) return PM_FALL;
+    if (!pm_call_begin(&c, PM_BARRIER, comm, mreq)) return PM_FALL;
     if (!pm_call_route(&c, PM_TO_PLEXUS, 0)) return PM_FALL;
     plx_request_t preq = NULL;
     plx_status_t st = plx_ibarrier(c.m->pc, &preq);
@@ -31,7 +31,7 @@ static int bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                  MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, PM_BCAST, comm)) return PM_FALL;
+    if (!pm_call_begin(&c, PM_BCAST, comm, mreq)) return PM_FALL;
     long size = pm_type_size(dt);
     if (count < 0 || size < 0 || root < 0 || root >= c.size) {
         pm_call_route(&c, PM_WHY_ARGS, 0);

@@ -9,11 +9,19 @@
  * overlapping blocks that are only read.  No measurements yet: these go to
  * Plexus only when PLX_MPI_COLLS names them (policy.c).
  *
+ * An allgatherv whose receive blocks overlap (MPI calls it erroneous, but
+ * MPI implementations accept it and MPICH's own allgatherv4 test does it)
+ * stays with MPI ("arguments"): Plexus refuses blocks it would write twice.
+ * recvcounts and displs are the same on every rank in practice, so every
+ * rank decides alike; gatherv cannot (only the root sees its blocks).
+ *
  * A send side whose size disagrees with this rank's own receive block
  * fails with MPI_ERR_TRUNCATE before the collective starts (as in
  * coll_move.c); disagreements between ranks are Plexus' to report.
  */
 #include "layer.h"
+
+#include <stdlib.h>
 
 /* bytes of count elements of type, or -1 */
 static long span(int count, MPI_Datatype type)
@@ -34,15 +42,48 @@ static long span_v(const int *counts, const void *displs, int n, MPI_Datatype ty
     return total;
 }
 
+typedef struct block { long lo, hi; } block_t;
+
+static int cmp_block(const void *a, const void *b)
+{
+    const block_t *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Do two of the n non-empty blocks [displs[i], displs[i] + counts[i])
+ * (in elements) overlap?  One pass when they are in order (the usual
+ * case), else sorted. */
+static int blocks_overlap(const int *counts, const int *displs, int n)
+{
+    long end = 0;
+    int first = 1, sorted = 1;
+    for (int i = 0; i < n && sorted; i++) {
+        if (!counts[i]) continue;
+        if (!first && displs[i] < end) sorted = 0;
+        end = (long)displs[i] + counts[i];
+        first = 0;
+    }
+    if (sorted) return 0;
+    block_t *b = malloc((size_t)n * sizeof *b);
+    if (!b) return 1;                   /* cannot tell: MPI takes it */
+    int m = 0, over = 0;
+    for (int i = 0; i < n; i++)
+        if (counts[i]) b[m++] = (block_t){ displs[i], (long)displs[i] + counts[i] };
+    qsort(b, (size_t)m, sizeof *b, cmp_block);
+    for (int i = 1; i < m && !over; i++) over = b[i].lo < b[i - 1].hi;
+    free(b);
+    return over;
+}
+
 static int allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                       const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm,
                       MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, PM_ALLGATHERV, comm)) return PM_FALL;
+    if (!pm_call_begin(&c, PM_ALLGATHERV, comm, mreq)) return PM_FALL;
     int n = c.size, in_place = sbuf == MPI_IN_PLACE;
     long total = span_v(rcounts, displs, n, rtype), sbytes = in_place ? 0 : span(scount, stype);
-    if (total < 0 || sbytes < 0) {
+    if (total < 0 || sbytes < 0 || blocks_overlap(rcounts, displs, n)) {
         pm_call_route(&c, PM_WHY_ARGS, 0);
         return PM_FALL;
     }
@@ -90,7 +131,7 @@ static int alltoallv(const void *sbuf, const int *scounts, const int *sdispls, M
                      MPI_Comm comm, MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, PM_ALLTOALLV, comm)) return PM_FALL;
+    if (!pm_call_begin(&c, PM_ALLTOALLV, comm, mreq)) return PM_FALL;
     int n = c.size, in_place = sbuf == MPI_IN_PLACE;
     long total = span_v(rcounts, rdispls, n, rtype);
     if (total < 0 || (!in_place && span_v(scounts, sdispls, n, stype) < 0)) {
@@ -147,7 +188,7 @@ static int rooted_v(int scatter, const void *mbuf, const int *counts, const int 
                     int root, MPI_Comm comm, MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, scatter ? PM_SCATTERV : PM_GATHERV, comm)) return PM_FALL;
+    if (!pm_call_begin(&c, scatter ? PM_SCATTERV : PM_GATHERV, comm, mreq)) return PM_FALL;
     int n = c.size, is_root = c.rank == root;
     int in_place = is_root && obuf == MPI_IN_PLACE;
     long total = 0, obytes = in_place ? 0 : span(ocount, otype);

@@ -1,24 +1,35 @@
 /*
  * lib/mpi/comm_mirror.c — the Plexus communicator ("twin") behind each MPI
- * communicator.
+ * communicator, made lazily.
  *
  * The twin hangs on the MPI communicator as an attribute, so MPI itself
  * tells the layer when the communicator goes (the delete callback, run by
  * MPI_Comm_free and MPI_Comm_disconnect) and a lookup costs one attribute
  * read.  MPI_COMM_WORLD's twin is the context's world communicator.
  *
- * New twins are made when MPI makes a communicator out of one that has a
- * twin (comm_create.c): Plexus makes communicators by splitting a parent,
- * which is collective over the parent, so the twin is split off inside the
- * MPI call that is itself collective over the parent — the only moment
- * every rank of the parent is there.  (With a group-collective
- * plx_comm_create the split could move to the first collective.)  The
- * colour is the parent rank of the new communicator's rank 0 and the key
- * the new rank, which works for every kind of creating call (dup, split,
- * split_type, create, cart/graph) without knowing its arguments.
- * Intercommunicators, and communicators made by calls collective over
- * something else (MPI_Comm_create_group, MPI_Intercomm_merge, spawn,
- * MPI_Comm_idup), get no twin: their collectives stay with MPI.
+ * Every other twin is made at the communicator's first blocking collective
+ * that the routing table sends to Plexus, whatever call made the
+ * communicator (dup, split, split_type, create, create_group, idup,
+ * cart/graph, an intercommunicator merge): nothing is recorded when MPI
+ * makes it, so a communicator that never runs a routed collective costs
+ * nothing.  At that collective every rank of the communicator is there, so
+ * they make the twin together, collective over its own ranks only:
+ * plx_comm_create_group on the world twin with the communicator's ranks
+ * translated to MPI_COMM_WORLD ranks.  Its tag must differ from any other
+ * creation running at once over some of the same ranks (another thread's
+ * communicator): one MPI_Allreduce(MAX) on the communicator picks one
+ * rank's (sequence number, world rank) pair, which that rank handed to no
+ * other communicator.  A communicator with a rank outside MPI_COMM_WORLD
+ * (spawned) is marked as having none; intercommunicators never get here
+ * (call.c).
+ *
+ * Only a blocking call makes a twin: a nonblocking collective must not wait
+ * for the other ranks, and ranks may start nonblocking collectives on two
+ * communicators in different orders, so a twin made there could deadlock.
+ * Until a blocking routed collective has run, a communicator's nonblocking
+ * collectives stay with MPI ("no twin yet" in the summary).  Every rank of
+ * a communicator sees the same sequence of collectives on it, so all ranks
+ * agree on whether a twin exists at each call.
  *
  * A twin is freed when the MPI communicator is freed and no routed call
  * or request on it is still in flight (refs).
@@ -28,8 +39,13 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int keyval = MPI_KEYVAL_INVALID;
+static MPI_Group world_group = MPI_GROUP_NULL;
+static int world_size;
+static _Atomic unsigned long long next_seq;     /* this rank's offers of a creation tag */
+static _Atomic unsigned long n_made;            /* twins made (the summary says how many) */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pm_mirror_t *all;                /* every live twin, for MPI_Finalize */
 
@@ -72,6 +88,15 @@ static int delete_fn(MPI_Comm comm, int kv, void *attr, void *extra)
     return MPI_SUCCESS;
 }
 
+static pm_mirror_t *lookup(MPI_Comm comm)
+{
+    void *v = NULL;
+    int flag = 0;
+    if (PMPI_Comm_get_attr(comm, keyval, &v, &flag) != MPI_SUCCESS || !flag) return NULL;
+    return v;
+}
+
+/* pc NULL: comm can have no twin (marked so that it is not looked at again). */
 static int attach(MPI_Comm comm, plx_comm_t pc, int is_world)
 {
     pm_mirror_t *m = calloc(1, sizeof *m);
@@ -79,7 +104,7 @@ static int attach(MPI_Comm comm, plx_comm_t pc, int is_world)
     m->pc = pc;
     m->is_world = is_world;
     atomic_init(&m->refs, 1);
-    plx_comm_size(pc, &m->size);
+    if (pc) plx_comm_size(pc, &m->size);
     pthread_mutex_lock(&lock);
     m->next = all;
     all = m;
@@ -93,46 +118,89 @@ int pm_mirror_init(void)
 {
     int rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &keyval, NULL);
     if (rc != MPI_SUCCESS) return rc;
+    if ((rc = PMPI_Comm_group(MPI_COMM_WORLD, &world_group)) != MPI_SUCCESS) return rc;
+    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
     plx_comm_t world;
     if (plx_comm_world(pm.ctx, &world) != PLX_SUCCESS) return MPI_ERR_INTERN;
     return attach(MPI_COMM_WORLD, world, 1);
 }
 
-pm_mirror_t *pm_mirror_get(MPI_Comm comm)
+/* comm's ranks as MPI_COMM_WORLD ranks (*ranks malloc'd); 0 when some rank
+ * is not in MPI_COMM_WORLD, -1 on an MPI failure. */
+static int world_ranks(MPI_Comm comm, int n, int **ranks)
+{
+    MPI_Group g;
+    int *mine = malloc(2 * (size_t)n * sizeof(int));
+    if (!mine || PMPI_Comm_group(comm, &g) != MPI_SUCCESS) {
+        free(mine);
+        return -1;
+    }
+    int *out = mine + n, ok = 1;
+    for (int i = 0; i < n; i++) mine[i] = i;
+    if (PMPI_Group_translate_ranks(g, n, mine, world_group, out) != MPI_SUCCESS) ok = -1;
+    PMPI_Group_free(&g);
+    for (int i = 0; ok == 1 && i < n; i++)
+        if (out[i] == MPI_UNDEFINED) ok = 0;
+    if (ok == 1) memmove(mine, out, (size_t)n * sizeof(int));
+    else free(mine);
+    *ranks = ok == 1 ? mine : NULL;
+    return ok;
+}
+
+/* The twin of comm, made now with the other ranks (comm has no attribute
+ * yet); NULL when it cannot have one (or making it failed: error raised). */
+static pm_mirror_t *make_twin(MPI_Comm comm)
+{
+    int n = 0, *ranks = NULL;
+    PMPI_Comm_size(comm, &n);
+    int in_world = world_ranks(comm, n, &ranks);
+    if (in_world <= 0) {
+        /* every rank sees the same group: all mark it, all keep to MPI */
+        if (in_world == 0) attach(comm, NULL, 0);
+        return NULL;
+    }
+    unsigned long long mine = atomic_fetch_add(&next_seq, 1) * (unsigned long long)world_size +
+                         (unsigned long long)pm.world_rank, pick = 0;
+    int rc = PMPI_Allreduce(&mine, &pick, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+    if (rc != MPI_SUCCESS) {
+        free(ranks);
+        PMPI_Comm_call_errhandler(comm, rc);
+        return NULL;
+    }
+    plx_comm_t world = NULL, pc = NULL;
+    plx_comm_world(pm.ctx, &world);
+    plx_status_t st = plx_comm_create_group(world, n, ranks, (int)(pick % PLX_TAG_MAX), &pc);
+    free(ranks);
+    if (st != PLX_SUCCESS) {
+        pm_raise(comm, st);
+        return NULL;
+    }
+    if (attach(comm, pc, 0) != MPI_SUCCESS) return NULL;
+    atomic_fetch_add(&n_made, 1);
+    pm_mirror_t *m = lookup(comm);
+    if (m) atomic_fetch_add(&m->refs, 1);
+    return m;
+}
+
+pm_mirror_t *pm_mirror_get(MPI_Comm comm, int make)
 {
     if (!pm.active || comm == MPI_COMM_NULL) return NULL;
-    void *v = NULL;
-    int flag = 0;
-    if (PMPI_Comm_get_attr(comm, keyval, &v, &flag) != MPI_SUCCESS || !flag || !v) return NULL;
-    pm_mirror_t *m = v;
+    pm_mirror_t *m = lookup(comm);
+    if (!m) return make ? make_twin(comm) : NULL;
+    if (!m->pc) return NULL;                    /* a communicator Plexus cannot carry */
     /* the attribute's own reference keeps m alive while comm exists */
     atomic_fetch_add(&m->refs, 1);
     return m;
 }
 
-int pm_mirror_derive(MPI_Comm parent, MPI_Comm newcomm)
+int pm_mirror_known(MPI_Comm comm)
 {
-    pm_mirror_t *pm_parent = pm_mirror_get(parent);
-    if (!pm_parent) return MPI_SUCCESS;
-    int color = PLX_UNDEFINED, key = 0, inter = 0;
-    if (newcomm != MPI_COMM_NULL) PMPI_Comm_test_inter(newcomm, &inter);
-    if (newcomm != MPI_COMM_NULL && !inter) {
-        MPI_Group g_new, g_parent;
-        int zero = 0, first = MPI_UNDEFINED;
-        PMPI_Comm_group(newcomm, &g_new);
-        PMPI_Comm_group(parent, &g_parent);
-        PMPI_Group_translate_ranks(g_new, 1, &zero, g_parent, &first);
-        PMPI_Group_free(&g_new);
-        PMPI_Group_free(&g_parent);
-        PMPI_Comm_rank(newcomm, &key);
-        if (first != MPI_UNDEFINED) color = first;
-    }
-    plx_comm_t pc = NULL;
-    plx_status_t st = plx_comm_split(pm_parent->pc, color, key, &pc);
-    pm_mirror_unref(pm_parent);
-    if (st != PLX_SUCCESS) return pm_raise(parent, st);
-    if (!pc) return MPI_SUCCESS;
-    return attach(newcomm, pc, 0);
+    return pm.active && comm != MPI_COMM_NULL && lookup(comm) != NULL;
+}
+
+unsigned long pm_mirror_made(void)
+{
+    return atomic_load(&n_made);
 }
 
 void pm_mirror_finalize(void)
@@ -145,4 +213,5 @@ void pm_mirror_finalize(void)
     for (pm_mirror_t *m = all; m; m = m->next) m->pc = NULL;
     pthread_mutex_unlock(&lock);
     PMPI_Comm_free_keyval(&keyval);
+    if (world_group != MPI_GROUP_NULL) PMPI_Group_free(&world_group);
 }

@@ -9,8 +9,8 @@
  * The files: init.c (MPI_Init, MPI_Init_thread, MPI_Finalize: Plexus up and down),
  * policy.c (PLX_MPI / PLX_MPI_COLLS, the default routing table, the
  * counters and the PLX_LOG=info summary), comm_mirror.c (the Plexus
- * communicator behind each MPI communicator), comm_create.c (the MPI calls
- * that make communicators), dtype_map.c (datatypes, ops, packing of
+ * communicator behind each MPI communicator, made at its first routed
+ * collective), dtype_map.c (datatypes, ops, packing of
  * non-contiguous buffers), errors.c (Plexus status -> MPI error),
  * requests.c (nonblocking collectives as MPI requests, MPI_Wait & co.),
  * call.c (one start/finish path for every routed call), and one file of
@@ -56,6 +56,7 @@ typedef enum {
     PM_TO_PLEXUS = 0,
     PM_WHY_COLL,            /* PLX_MPI_COLLS leaves this collective to MPI */
     PM_WHY_COMM,            /* the communicator has no Plexus twin (intercommunicator, ...) */
+    PM_WHY_LAZY,            /* nonblocking, and no blocking routed call made the twin yet */
     PM_WHY_TYPE,            /* a datatype Plexus cannot reduce */
     PM_WHY_OP,              /* an op Plexus does not have (or not for this type) */
     PM_WHY_SIZE,            /* the routing table says MPI is faster at this size */
@@ -102,16 +103,18 @@ typedef struct pm_mirror {
 } pm_mirror_t;
 int pm_mirror_init(void);               /* keyval; MPI_COMM_WORLD's twin */
 void pm_mirror_finalize(void);
-/* The twin of comm, or NULL (no twin: the call stays with MPI).  A
+/* The twin of comm, or NULL (no twin: the call stays with MPI).  make: a
+ * blocking routed collective, where every rank of comm is present, so a
+ * missing twin is made now (collective over comm; comm_mirror.c).  A
  * reference is taken for the caller (pm_mirror_unref). */
-pm_mirror_t *pm_mirror_get(MPI_Comm comm);
+pm_mirror_t *pm_mirror_get(MPI_Comm comm, int make);
 void pm_mirror_unref(pm_mirror_t *m);
 /* arrays * size size_t entries of m's scratch, or NULL (no memory) */
 size_t *pm_mirror_scratch(pm_mirror_t *m, int arrays);
-/* After a call that made newcomm collectively over parent (every rank of
- * parent calls it, newcomm is MPI_COMM_NULL on ranks outside): give newcomm
- * its twin.  Returns an MPI error code (MPI_SUCCESS). */
-int pm_mirror_derive(MPI_Comm parent, MPI_Comm newcomm);
+/* comm was looked at already: it has a twin, or can have none */
+int pm_mirror_known(MPI_Comm comm);
+/* twins made so far (the summary) */
+unsigned long pm_mirror_made(void);
 
 /* ---- dtype_map.c ---- */
 /* PM_TO_PLEXUS with *pdt and *pop set, or PM_WHY_TYPE / PM_WHY_OP. */
@@ -160,13 +163,14 @@ typedef struct pm_call {
     pm_coll_t coll;
     MPI_Comm comm;
     int size, rank;         /* of comm (MPI's answer: the twin has the same ranks) */
+    int blocking;           /* a blocking call: may make the twin (comm_mirror.c) */
     pm_mirror_t *m;         /* the twin, once routed */
     pm_stage_t stage[2];
     int nstage;
 } pm_call_t;
 /* 0 when the call must stay with MPI at once (layer off, intercommunicator:
  * counted); else fills size and rank. */
-int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm);
+int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm, MPI_Request *mreq);
 /* Decide from a prior reason, the routing table and the twin (looked up
  * last: the cheap tests first keep fall-through calls cheap); counts;
  * 1 with c->m set, or 0: fall through. */

@@ -35,7 +35,7 @@ static const char *const coll_names[PM_NCOLL] = {
     "scan", "exscan"
 };
 static const char *const why_names[PM_NWHY] = {
-    "plexus", "PLX_MPI_COLLS", "communicator", "type", "op", "size rule", "not measured",
+    "plexus", "PLX_MPI_COLLS", "communicator", "no twin yet", "type", "op", "size rule", "not measured",
     "arguments"
 };
 
@@ -199,4 +199,6 @@ void pm_summary_print(void)
         if (mpi_calls) snprintf(line + len, sizeof line - (size_t)len, ")");
         fprintf(stderr, "%s\n", line);
     }
+    fprintf(stderr, "plexus-mpi: rank %d: %lu Plexus communicators made at a first routed collective\n",
+            pm.world_rank, pm_mirror_made());
 }

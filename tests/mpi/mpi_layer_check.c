@@ -9,8 +9,9 @@
  *      with a non-contiguous datatype (packed by the layer) and with
  *      datatypes that differ between send and receive side;
  *   2. calls the layer must leave to MPI: a type Plexus lacks (MPI_SHORT),
- *      an op it lacks (MPI_LAND, MPI_MINLOC), an intercommunicator, a communicator from
- *      MPI_Comm_create_group;
+ *      an op it lacks (MPI_LAND, MPI_MINLOC), an intercommunicator, an
+ *      allgatherv with overlapping receive blocks; and a
+ *      communicator from MPI_Comm_create_group (routed: it gets a twin);
  *   3. nonblocking collectives (routed and not) in one array with
  *      point-to-point requests, completed by MPI_Waitall / Waitany /
  *      Waitsome / Testall / Test loops, statuses checked, and an
@@ -28,6 +29,12 @@
  *      user op whose result shows the order, blocking and nonblocking.
  * The script checks the PLX_LOG=info summary that these calls went where
  * they should.
+ *
+ * --lazy: only communicators made and freed in a loop (dup, split,
+ * create_group, idup), some running a blocking collective, some only a
+ * nonblocking one, some none; rank 0 prints how many ran a blocking one
+ * ("expects N twins"), which with PLX_MPI_COLLS=all must be exactly the
+ * number of Plexus communicators the layer's summary says it made.
  */
 #include <mpi.h>
 
@@ -215,7 +222,18 @@ static void fall_through(void)
         MPI_Comm_free(&inter);
         MPI_Comm_free(&half);
     }
-    /* MPI_Comm_create_group: collective over the group only, no twin */
+    /* an allgatherv whose receive blocks overlap (all at 0, as MPICH's
+     * allgatherv4 does): Plexus refuses it, so it must stay with MPI */
+    {
+        int *cnt = malloc((size_t)size * sizeof(int)), *dsp = calloc((size_t)size, sizeof(int));
+        int same = 42, got = -1;
+        for (int r = 0; r < size; r++) cnt[r] = 1;
+        MPI_Allgatherv(&same, 1, MPI_INT, &got, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
+        CHECK(got == 42, "overlapping allgatherv: %d", got);
+        free(cnt);
+        free(dsp);
+    }
+    /* MPI_Comm_create_group: collective over the group only (its twin too) */
     MPI_Group wg, eg;
     MPI_Comm_group(MPI_COMM_WORLD, &wg);
     int range[1][3] = { { 0, size - 1, 2 } };
@@ -614,6 +632,67 @@ static void threads(void)
     }
 }
 
+/* --lazy: twins only where a blocking collective ran (see the header) */
+static int lazy_loop(void)
+{
+    int expect = 0;
+    MPI_Group wg, eg;
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    int range[1][3] = { { 0, size - 1, 2 } };
+    MPI_Group_range_incl(wg, 1, range, &eg);
+    for (int it = 0; it < 24; it++) {
+        MPI_Comm dup, sp, grp = MPI_COMM_NULL, idup;
+        MPI_Request rq;
+        int v = rank + it, sum = -1, want = 0;
+        MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+        if (it % 3 == 0) {              /* blocking: makes the twin */
+            MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, dup);
+            expect++;
+        } else if (it % 3 == 1) {       /* nonblocking only: stays with MPI, no twin */
+            MPI_Iallreduce(&v, &sum, 1, MPI_INT, MPI_SUM, dup, &rq);
+            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        } else {
+            sum = -2;                   /* nothing at all */
+        }
+        for (int r = 0; r < size; r++) want += r + it;
+        CHECK(sum == (it % 3 == 2 ? -2 : want), "lazy %d: dup allreduce %d want %d", it, sum, want);
+
+        MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &sp);
+        if (it % 2) {
+            int b = it * 10 + rank % 2;
+            MPI_Bcast(&b, 1, MPI_INT, 0, sp);
+            CHECK(b == it * 10 + rank % 2, "lazy %d: split bcast %d", it, b);
+            expect++;
+        }
+        if (rank % 2 == 0) {
+            MPI_Comm_create_group(MPI_COMM_WORLD, eg, 40 + it, &grp);
+            if (it % 4 == 0) {
+                MPI_Barrier(grp);
+                int one = 1, n = 0;
+                MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, grp);
+                CHECK(n == (size + 1) / 2, "lazy %d: create_group allreduce %d", it, n);
+                expect++;
+            }
+        }
+        MPI_Comm_idup(MPI_COMM_WORLD, &idup, &rq);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        if (it % 3 == 1) {
+            int *all = malloc((size_t)size * sizeof(int));
+            MPI_Allgather(&rank, 1, MPI_INT, all, 1, MPI_INT, idup);
+            for (int r = 0; r < size; r++) CHECK(all[r] == r, "lazy %d: idup allgather [%d] = %d", it, r, all[r]);
+            free(all);
+            expect++;
+        }
+        if (grp != MPI_COMM_NULL) MPI_Comm_free(&grp);
+        MPI_Comm_free(&idup);
+        MPI_Comm_free(&sp);
+        MPI_Comm_free(&dup);
+    }
+    MPI_Group_free(&eg);
+    MPI_Group_free(&wg);
+    return expect;
+}
+
 int main(int argc, char **argv)
 {
     int provided = -1;
@@ -626,6 +705,14 @@ int main(int argc, char **argv)
     MPI_Query_thread(&q);
     CHECK(q == provided, "MPI_Query_thread %d != provided %d", q, provided);
 
+    if (argc > 1 && !strcmp(argv[1], "--lazy")) {
+        int expect = lazy_loop(), all_fails = 0;
+        MPI_Allreduce(&fails, &all_fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        if (rank == 0) printf("mpi_layer_check: rank 0 expects %d twins\n", expect);
+        printf("mpi_layer_check: rank %d of %d: lazy, %d failures\n", rank, size, fails);
+        MPI_Finalize();
+        return all_fails ? 1 : 0;
+    }
     blocking_routed(MPI_COMM_WORLD);
     MPI_Comm odd_even;
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &odd_even);

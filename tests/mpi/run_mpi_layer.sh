@@ -7,13 +7,19 @@
 #      collective routed (PLX_MPI_COLLS=all), PLX_LOG=info: results checked
 #      by the program; the summary must show every collective family going
 #      to Plexus (the v-forms, scan and exscan included), and the calls
-#      the layer must leave to MPI (type, op, communicator) going to MPI;
+#      the layer must leave to MPI (type, op, communicator, an allgatherv
+#      with overlapping receive blocks) going to MPI;
 #   2. the same binary built without the layer, preloaded
 #      (LD_PRELOAD=libplexus-mpi-MPI.so), default routing table: results
 #      checked, the summary shows routed and size-rule calls, and scan
 #      (no measurements yet) left to MPI as "not measured";
 #   3. PLX_MPI=0: plain MPI through the layer, no summary;
-#   4. PLX_MPI_COLLS=bogus: MPI_Init fails naming the variable and value.
+#   4. PLX_MPI_COLLS=bogus: MPI_Init fails naming the variable and value;
+#   5. --lazy, linked, PLX_MPI_COLLS=all: communicators made and freed in a
+#      loop; the summary's count of Plexus communicators made must equal the
+#      number rank 0 ran a blocking collective on (twins are made there and
+#      nowhere else), and nonblocking calls on a fresh one stay with MPI
+#      ("no twin yet").
 # Parts 1-3 include two threads running collectives at once
 # (MPI_THREAD_MULTIPLE, which both Debian MPIs provide).
 # An MPI whose layer was not built, or whose mpirun is missing, is skipped
@@ -70,6 +76,8 @@ check_summary_all_routed() {
         n=$(summary_calls "$out" "$c *" plexus)
         if [ -z "$n" ] || [ "$n" -eq 0 ]; then echo "  no $c call went to Plexus"; ok=0; fi
     done
+    grep -q '^plexus-mpi: allgatherv .*arguments [0-9]' "$out" ||
+        { echo "  allgatherv with overlapping blocks not left to MPI"; ok=0; }
     local line
     line=$(grep '^plexus-mpi: allreduce ' "$out")
     for why in "type" "op" "communicator"; do
@@ -130,6 +138,23 @@ for mpi in openmpi mpich; do
         echo "  ok"
     else
         tail -20 "$out"; echo "  FAIL: $mpi: no message naming PLX_MPI_COLLS"; fail=1
+    fi
+
+    echo "+ $mpi: --lazy, linked, PLX_MPI_COLLS=all PLX_LOG=info"
+    out=$tmp/lazy_$mpi.out
+    if run $mpi "$out" PLX_MPI_COLLS=all PLX_LOG=info -- "$tmp/linked_$mpi" --lazy &&
+       [ "$(grep -c 'lazy, 0 failures$' "$out")" -eq "$NP" ]; then
+        want=$(sed -n 's/^mpi_layer_check: rank 0 expects \([0-9]*\) twins$/\1/p' "$out")
+        made=$(sed -n 's/^plexus-mpi: rank 0: \([0-9]*\) Plexus communicators made.*/\1/p' "$out")
+        if [ -n "$want" ] && [ "$want" -gt 0 ] && [ "$made" = "$want" ] &&
+           grep -q '^plexus-mpi: allreduce .*no twin yet [0-9]' "$out"; then
+            echo "  ok: $made twins made, one per communicator that ran a blocking collective (of $((24 * 4)) made by MPI on rank 0)"
+        else
+            grep '^plexus-mpi:\|expects' "$out" | sed 's/^/  /'
+            echo "  FAIL: $mpi lazy: rank 0 expected $want twins, the layer made '$made'"; fail=1
+        fi
+    else
+        tail -30 "$out"; echo "  FAIL: $mpi lazy"; fail=1
     fi
 done
 [ $ran -eq 1 ] || { echo "SKIP: no MPI layer to test"; exit 77; }

@@ -13,6 +13,16 @@
  *     lists (duplicates, out of range, n < 0, n > size, NULL) refused with
  *     PLX_ERR_INVALID_ARG; rank 0 passing a different list gives
  *     PLX_ERR_MISMATCH on every rank, and world still works afterwards;
+ *  2b. plx_comm_create_group: 12 rounds of a random partition of the
+ *     ranks into disjoint groups (list order shuffled: ranks permuted),
+ *     each group creating at once over world and again over its own new
+ *     communicator, members checked by an allgather, an allreduce on each,
+ *     one comm of each round kept into the next and a comm of one on
+ *     some ranks only (ids in use that differ between members); no internal message visible to a world probe; a split
+ *     of world afterwards working beside them; two threads creating over
+ *     all ranks at once with different tags, each reducing on its own;
+ *     bad arguments (PLX_ERR_INVALID_ARG) and a list in another order on
+ *     one rank (PLX_ERR_MISMATCH on every rank, world fine afterwards);
  *  3. plx_sendrecv: a ring shift at 0, 1, 1000 and 300000 elements (eager
  *     and large), to and from oneself, truncation, bad arguments;
  *     plx_isendrecv: shifts both ways at once, completed by waitall or a
@@ -31,11 +41,15 @@
  *                    with plexusrun reporting the abort;
  *   --probe-timeout  (1 rank) a probe for a message nobody sends: with
  *                    PLX_TIMEOUT=1 it must return PLX_ERR_TIMEOUT;
+ *   --group-timeout  (2 ranks) rank 0 creates a group with rank 1, which
+ *                    stays alive but never calls: with PLX_TIMEOUT=1 it
+ *                    must return PLX_ERR_TIMEOUT;
  *   --probe-dead     (2 ranks) rank 1 exits while rank 0 probes for its
  *                    message: PLX_ERR_PEER_FAILED.
  */
 #include <plexus.h>
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -340,6 +354,172 @@ static void test_probe(plx_comm_t world)
     free(in);
 }
 
+/* The same pseudo-random numbers on every rank (seeded by the round). */
+static uint32_t lcg(uint32_t *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return (*s >> 8) & 0xffffffu;
+}
+
+/* Members of list (ranks of parent) as world ranks. */
+static void to_world(plx_comm_t parent, const int *list, int n, int *out)
+{
+    int psize = 0;
+    plx_comm_size(parent, &psize);
+    int32_t me = rank, *wr = malloc((size_t)psize * sizeof *wr);
+    CHECK(plx_allgather(&me, wr, 1, PLX_INT32, parent) == PLX_SUCCESS, "allgather of world ranks");
+    for (int i = 0; i < n; i++) out[i] = wr[list[i]];
+    free(wr);
+}
+
+/* allreduce of (world rank + k) on c: the sum over its members */
+static void reduce_on(plx_comm_t c, const int *world_members, int n, int k, const char *what)
+{
+    int64_t mine = rank + k, sum = -1, want = 0;
+    for (int i = 0; i < n; i++) want += world_members[i] + k;
+    CHECK(plx_allreduce(&mine, &sum, 1, PLX_INT64, PLX_SUM, c) == PLX_SUCCESS && sum == want,
+          "%s: allreduce %lld, expected %lld", what, (long long)sum, (long long)want);
+}
+
+typedef struct cg_thread {
+    plx_comm_t world;
+    int tag;
+    int *all;
+    int ok;
+} cg_thread_t;
+
+static void *cg_thread_body(void *p)
+{
+    cg_thread_t *t = p;
+    plx_comm_t c = NULL;
+    t->ok = plx_comm_create_group(t->world, size, t->all, t->tag, &c) == PLX_SUCCESS && c;
+    for (int i = 0; t->ok && i < 20; i++) {
+        int64_t mine = rank * t->tag + i, sum = -1, want = 0;
+        for (int r = 0; r < size; r++) want += (int64_t)r * t->tag + i;
+        t->ok = plx_allreduce(&mine, &sum, 1, PLX_INT64, PLX_SUM, c) == PLX_SUCCESS && sum == want;
+    }
+    if (c) plx_comm_free(&c);
+    return NULL;
+}
+
+static void test_create_group(plx_comm_t world)
+{
+    int *perm = malloc((size_t)size * sizeof(int)), *grp = malloc((size_t)size * sizeof(int));
+    int *wm = malloc((size_t)size * sizeof(int)), *sub = malloc((size_t)size * sizeof(int));
+    plx_comm_t kept = NULL, solo = NULL;
+    /* a comm of one on some ranks only: the ids in use differ between the
+     * members of a group, so only an agreement over all members is right */
+    if (rank % 3) {
+        int me = rank;
+        CHECK(plx_comm_create_group(world, 1, &me, 1, &solo) == PLX_SUCCESS && solo, "create_group of one");
+    }
+    for (int round = 0; round < 12; round++) {
+        uint32_t seed = 0x9e3779b9u * (uint32_t)(round + 1);
+        for (int i = 0; i < size; i++) perm[i] = i;
+        for (int i = size - 1; i > 0; i--) {
+            int j = (int)(lcg(&seed) % (uint32_t)(i + 1)), t = perm[i];
+            perm[i] = perm[j];
+            perm[j] = t;
+        }
+        /* cut the shuffled ranks into groups of 1..size; mine is the one holding me */
+        int start = 0, n = 0;
+        while (start < size) {
+            int len = 1 + (int)(lcg(&seed) % (uint32_t)size);
+            if (start + len > size) len = size - start;
+            int in = 0;
+            for (int i = start; i < start + len; i++) in |= perm[i] == rank;
+            if (in) {
+                n = len;
+                memcpy(grp, perm + start, (size_t)len * sizeof(int));
+            }
+            start += len;
+        }
+        plx_comm_t c = (plx_comm_t)(uintptr_t)0x1;
+        plx_status_t st = plx_comm_create_group(world, n, grp, 100 + round, &c);
+        CHECK(st == PLX_SUCCESS && c, "round %d: create_group of %d: %s", round, n, plx_strerror(st));
+        if (st != PLX_SUCCESS || !c) break;
+        check_members(c, world, grp, n, "create_group");
+        memcpy(wm, grp, (size_t)n * sizeof(int));     /* world is the parent: ranks are world ranks */
+        reduce_on(c, wm, n, round, "create_group");
+        int found = 1;
+        CHECK(plx_iprobe(PLX_ANY_SOURCE, PLX_ANY_TAG, world, &found, NULL) == PLX_SUCCESS && !found,
+              "round %d: a world probe sees an internal message", round);
+        /* again, over the new communicator: its odd ranks, highest first */
+        int cr = -1, m = 0;
+        plx_comm_rank(c, &cr);
+        for (int r = n - 1; r >= 0; r--)
+            if (r % 2 == cr % 2) sub[m++] = r;
+        plx_comm_t d = NULL;
+        st = plx_comm_create_group(c, m, sub, 7, &d);
+        CHECK(st == PLX_SUCCESS && d, "round %d: create_group over a group comm: %s", round, plx_strerror(st));
+        if (d) {
+            to_world(c, sub, m, wm);
+            reduce_on(d, wm, m, 1000 + round, "nested create_group");
+            plx_comm_free(&d);
+        }
+        if (kept) plx_comm_free(&kept);
+        kept = c;
+    }
+    /* a split of world beside a group-made comm still in use */
+    plx_comm_t half = NULL;
+    CHECK(plx_comm_split(world, rank % 2, rank, &half) == PLX_SUCCESS && half, "split after create_group");
+    if (half && kept) {
+        int hs = 0;
+        plx_comm_size(half, &hs);
+        for (int i = 0; i < hs; i++) wm[i] = 2 * i + rank % 2;
+        reduce_on(half, wm, hs, 5, "split beside a group comm");
+        int64_t one = 1, s = 0;
+        CHECK(plx_allreduce(&one, &s, 1, PLX_INT64, PLX_SUM, kept) == PLX_SUCCESS && s > 0,
+              "the kept group comm after a split");
+    }
+    if (half) plx_comm_free(&half);
+    if (kept) plx_comm_free(&kept);
+    if (solo) {
+        reduce_on(solo, &rank, 1, 3, "create_group of one");
+        plx_comm_free(&solo);
+    }
+
+    /* two threads, overlapping lists (all ranks), different tags, at once */
+    for (int i = 0; i < size; i++) perm[i] = i;
+    cg_thread_t t[2] = { { world, 3, perm, 0 }, { world, 4, perm, 0 } };
+    pthread_t tid[2];
+    for (int i = 0; i < 2; i++) pthread_create(&tid[i], NULL, cg_thread_body, &t[i]);
+    for (int i = 0; i < 2; i++) pthread_join(tid[i], NULL);
+    CHECK(t[0].ok && t[1].ok, "two threads creating at once: %d %d", t[0].ok, t[1].ok);
+
+    /* bad arguments: refused before anything is sent */
+    plx_comm_t keep = (plx_comm_t)(uintptr_t)0x1, c = keep;
+    int list[3] = { rank, rank, 0 };
+    CHECK(plx_comm_create_group(NULL, 1, list, 0, &c) == PLX_ERR_INVALID_ARG, "group: NULL comm");
+    CHECK(plx_comm_create_group(world, 1, list, 0, NULL) == PLX_ERR_INVALID_ARG, "group: NULL newcomm");
+    CHECK(plx_comm_create_group(world, 0, list, 0, &c) == PLX_ERR_INVALID_ARG && !c, "group: n = 0");
+    CHECK(plx_comm_create_group(world, size + 1, list, 0, &c) == PLX_ERR_INVALID_ARG, "group: n > size");
+    CHECK(plx_comm_create_group(world, 1, NULL, 0, &c) == PLX_ERR_INVALID_ARG, "group: NULL ranks");
+    CHECK(plx_comm_create_group(world, 1, list, -1, &c) == PLX_ERR_INVALID_ARG, "group: negative tag");
+    if (size >= 2)
+        CHECK(plx_comm_create_group(world, 2, list, 0, &c) == PLX_ERR_INVALID_ARG, "group: listed twice");
+    list[0] = size;
+    CHECK(plx_comm_create_group(world, 1, list, 0, &c) == PLX_ERR_INVALID_ARG, "group: out of range");
+    if (size >= 2) {
+        list[0] = (rank + 1) % size;
+        CHECK(plx_comm_create_group(world, 1, list, 0, &c) == PLX_ERR_INVALID_ARG && !c,
+              "group: the caller not listed");
+        /* rank 1 lists the same ranks in another order: the leader (0) sees it */
+        for (int i = 0; i < size; i++) perm[i] = i;
+        if (rank == 1) { perm[0] = 1; perm[1] = 0; }
+        plx_status_t st = plx_comm_create_group(world, size, perm, 9, &c);
+        CHECK(st == PLX_ERR_MISMATCH && !c, "group: lists in another order: %s", plx_strerror(st));
+        int32_t one = 1, sum = 0;
+        CHECK(plx_allreduce(&one, &sum, 1, PLX_INT32, PLX_SUM, world) == PLX_SUCCESS && sum == size,
+              "world after a group mismatch: %d", sum);
+    }
+    (void)keep;
+    free(perm);
+    free(grp);
+    free(wm);
+    free(sub);
+}
+
 int main(int argc, char **argv)
 {
     plx_context_t ctx;
@@ -372,6 +552,22 @@ int main(int argc, char **argv)
         plx_finalize(&ctx);
         return failures ? 1 : 0;
     }
+    if (argc >= 2 && !strcmp(argv[1], "--group-timeout")) {
+        int both[2] = { 0, 1 };
+        if (rank == 0) {
+            plx_comm_t c = NULL;
+            double t0 = (double)time(NULL);
+            plx_status_t st = plx_comm_create_group(world, 2, both, 3, &c);
+            CHECK(st == PLX_ERR_TIMEOUT && !c, "create_group without its other member: %s", plx_strerror(st));
+            CHECK((double)time(NULL) - t0 < 30, "create_group took %g s with PLX_TIMEOUT=1",
+                  (double)time(NULL) - t0);
+        } else {
+            sleep(4);               /* alive, but not calling: a timeout, not a dead peer */
+        }
+        printf("comm2_check: rank %d size %d: %ld checks, %ld failures\n", rank, size, checks, failures);
+        fflush(stdout);
+        _exit(failures ? 1 : 0);   /* no finalize: rank 0's job is broken by the timeout */
+    }
     if (argc >= 2 && !strcmp(argv[1], "--probe-dead")) {
         /* 2 ranks: rank 1 leaves (status 0, so plexusrun lets rank 0 go on)
          * while rank 0 probes for its message */
@@ -389,6 +585,7 @@ int main(int argc, char **argv)
     CHECK(plx_abort(NULL, 3) == PLX_ERR_INVALID_ARG, "plx_abort(NULL) did not return INVALID_ARG");
     test_split_type(world);
     test_create(world);
+    test_create_group(world);
     test_sendrecv(world);
     test_probe(world);
     printf("comm2_check: rank %d size %d: %ld checks, %ld failures\n", rank, size, checks, failures);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/mr/run_comm2.sh — the communicator constructors and point-to-point
 # calls of issue 14b through plexusrun (tests/mr/comm2_check.c):
-#   1. comm2_check (split_type, create, sendrecv, probe/iprobe, bad
+#   1. comm2_check (split_type, create, create_group, sendrecv, probe/iprobe, bad
 #      arguments) at 1-5 ranks under PLX_PROGRESS=caller and =thread, and,
 #      built with UCX, at 4 ranks as 2 simulated nodes (--nodes 2: the
 #      node communicators differ, probes and sendrecv cross UCX);
@@ -13,7 +13,8 @@
 #      mpirun must exit 42;
 #   4. plx_probe bounded: PLX_TIMEOUT=1 and no message gives
 #      PLX_ERR_TIMEOUT; a probe of a rank that exits gives
-#      PLX_ERR_PEER_FAILED.
+#      PLX_ERR_PEER_FAILED; plx_comm_create_group bounded: PLX_TIMEOUT=1 and
+#      a listed rank that never calls gives PLX_ERR_TIMEOUT.
 # Prints each command, its time and ok/FAIL; exits 0/1.
 #
 # Environment: top_builddir (set by make check; default: this script's ../..).
@@ -124,6 +125,8 @@ fi
 # bounded probes
 run_job probe_timeout 1 0 PLX_TIMEOUT=1 -- --timeout 120 "$MR/comm2_check" --probe-timeout &&
     all_passed probe_timeout 1
+run_job group_timeout 2 0 PLX_TIMEOUT=1 -- --timeout 120 "$MR/comm2_check" --group-timeout &&
+    all_passed group_timeout 2
 run_job probe_dead 2 0 PLX_PROGRESS=caller -- --timeout 120 "$MR/comm2_check" --probe-dead &&
     all_passed probe_dead 1 2
 
