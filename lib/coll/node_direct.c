@@ -78,12 +78,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DIRECT_CHANNEL0  16          /* windows 16.. are this file's (0..15: shm_slots) */
 #define DIRECT_DONE_OFF  256
 #define DIRECT_FAIL_OFF  384
 #define DIRECT_WIN_MIN   512
 #define DIRECT_PIECE_MIN (32u << 10)   /* below this the system call per piece dominates */
+#define DIRECT_SPIN_S    1e-3          /* longest pure spin of one wait (see spin_on) */
 
 enum { DIRECT_TURN = 0, DIRECT_MEET, DIRECT_WORK, DIRECT_DRAIN, DIRECT_DONE };
 enum { ADDR_IN = 0, ADDR_OUT, ADDR_AUX };
@@ -131,6 +133,7 @@ struct node_direct {
     size_t scratch_cap;
     uint64_t next_seq;
     uint64_t local_done;
+    int spin;                        /* a core for every member: waits may spin (spin_on) */
     int broken;
     plx_status_t broken_status;
 };
@@ -204,6 +207,8 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
     }
     if (nd->me < 0) goto no;
     nd->n = n;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    nd->spin = ncpu > 0 && n <= ncpu;
     /* A reused id finds its window holding an earlier comm's numbers: the
      * members agreed on a base above every number they ever wrote
      * (lib/comm.c), so no stale seq, done or failed mark passes for a new one. */
@@ -651,6 +656,22 @@ static void fail(direct_op_t *op, plx_status_t st)
     publish_failure(nd, op->seq, st);
 }
 
+/* Waiting in meet or drain for members that are on their own cores: keep
+ * polling instead of letting the engine back off.  Its sched_yield hands
+ * the core to any other runnable process (even a nice 19 one) for up to a
+ * scheduler tick, while the member waited for is about to finish (drain:
+ * it is inside this collective's work; meet: it is leaving the previous
+ * one).  Only with a core for every member and no progress thread (whose
+ * spinning would take the core of a computing thread), and at most
+ * DIRECT_SPIN_S per wait, then the usual backoff. */
+static int spin_on(direct_op_t *op)
+{
+    if (!op->nd->spin || op->comm->ctx->pt.running) return 0;
+    double now = plx_now();
+    if (op->spin_since == 0) op->spin_since = now;
+    return now - op->spin_since < DIRECT_SPIN_S;
+}
+
 int plx_direct_advance(direct_op_t *op, int *moved)
 {
     struct node_direct *nd = op->nd;
@@ -676,8 +697,12 @@ int plx_direct_advance(direct_op_t *op, int *moved)
             fail(op, op->status);
             return 1;
         }
-        if (!r) return 0;
+        if (!r) {
+            if (spin_on(op)) *moved = 1;
+            return 0;
+        }
         *moved = 1;
+        op->spin_since = 0;
         /* a mismatch skips the work: nobody reads anything */
         op->phase = op->status == PLX_SUCCESS ? DIRECT_WORK : DIRECT_DRAIN;
     }
@@ -690,7 +715,10 @@ int plx_direct_advance(direct_op_t *op, int *moved)
         if (r > 0) *moved = 1;
         if (op->phase == DIRECT_WORK) return 0;   /* one piece per call */
     }
-    if (op->phase == DIRECT_DRAIN && drain(op)) *moved = 1;
+    if (op->phase == DIRECT_DRAIN) {
+        if (drain(op)) *moved = 1;
+        else if (spin_on(op)) *moved = 1;
+    }
     return op->phase == DIRECT_DONE;
 }
 

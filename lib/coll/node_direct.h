@@ -39,6 +39,7 @@ typedef struct direct_op {
     const void *in;          /* this rank's input (in-place resolved), local address */
     void *aux;               /* this rank's scratch for this collective, or NULL */
     int wrote_done;
+    double spin_since;       /* start of the current bounded spin (meet, drain), 0: none */
     plx_status_t status;
 } direct_op_t;
 
