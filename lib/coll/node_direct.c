@@ -86,6 +86,7 @@
 #define DIRECT_WIN_MIN   512
 #define DIRECT_PIECE_MIN (32u << 10)   /* below this the system call per piece dominates */
 #define DIRECT_SPIN_S    1e-3          /* longest pure spin of one wait (see spin_on) */
+#define DIRECT_SPIN_SHARE 0.25         /* ... and at most this share of the own work's time */
 
 enum { DIRECT_TURN = 0, DIRECT_MEET, DIRECT_WORK, DIRECT_DRAIN, DIRECT_DONE };
 enum { ADDR_IN = 0, ADDR_OUT, ADDR_AUX };
@@ -134,6 +135,7 @@ struct node_direct {
     uint64_t next_seq;
     uint64_t local_done;
     int spin;                        /* a core for every member: waits may spin (spin_on) */
+    double work_s;                   /* this rank's work time in the last collective */
     int broken;
     plx_status_t broken_status;
 };
@@ -663,13 +665,21 @@ static void fail(direct_op_t *op, plx_status_t st)
  * it is inside this collective's work; meet: it is leaving the previous
  * one).  Only with a core for every member and no progress thread (whose
  * spinning would take the core of a computing thread), and at most
- * DIRECT_SPIN_S per wait, then the usual backoff. */
+ * DIRECT_SPIN_S per wait, then the usual backoff.  The budget is also a
+ * quarter of this rank's own work time in the last collective: a member
+ * that is not running (the cores taken by other processes) then costs a
+ * bounded share more CPU, not a millisecond per collective (with a flat
+ * 1 ms, coll_check at 2 ranks at nice 19 on a loaded machine went from
+ * 49 s to past its 300 s limit once; the load may have done it alone). */
 static int spin_on(direct_op_t *op)
 {
-    if (!op->nd->spin || op->comm->ctx->pt.running) return 0;
+    struct node_direct *nd = op->nd;
+    if (!nd->spin || op->comm->ctx->pt.running) return 0;
+    double budget = DIRECT_SPIN_SHARE * nd->work_s;
+    if (budget > DIRECT_SPIN_S) budget = DIRECT_SPIN_S;
     double now = plx_now();
     if (op->spin_since == 0) op->spin_since = now;
-    return now - op->spin_since < DIRECT_SPIN_S;
+    return now - op->spin_since < budget;
 }
 
 int plx_direct_advance(direct_op_t *op, int *moved)
@@ -703,6 +713,7 @@ int plx_direct_advance(direct_op_t *op, int *moved)
         }
         *moved = 1;
         op->spin_since = 0;
+        op->work_since = plx_now();
         /* a mismatch skips the work: nobody reads anything */
         op->phase = op->status == PLX_SUCCESS ? DIRECT_WORK : DIRECT_DRAIN;
     }
@@ -714,6 +725,7 @@ int plx_direct_advance(direct_op_t *op, int *moved)
         }
         if (r > 0) *moved = 1;
         if (op->phase == DIRECT_WORK) return 0;   /* one piece per call */
+        nd->work_s = plx_now() - op->work_since;
     }
     if (op->phase == DIRECT_DRAIN) {
         if (drain(op)) *moved = 1;

@@ -40,6 +40,7 @@ typedef struct direct_op {
     void *aux;               /* this rank's scratch for this collective, or NULL */
     int wrote_done;
     double spin_since;       /* start of the current bounded spin (meet, drain), 0: none */
+    double work_since;       /* start of the work phase (spin_on's budget) */
     plx_status_t status;
 } direct_op_t;
 
