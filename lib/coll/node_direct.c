@@ -101,6 +101,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DIRECT_CHANNEL0  16          /* windows 16.. are this file's (0..15: shm_slots) */
 #define DIRECT_DONE_OFF  256
@@ -109,6 +110,8 @@
 #define DIRECT_PIECE_MIN (32u << 10)   /* below this the system call per piece dominates */
 #define DIRECT_GHOST     (-1)          /* header coll of a closed number (root: its status) */
 #define DIRECT_PHASES    4             /* numbers per schedule for its node-local phases */
+#define DIRECT_SPIN_S    1e-3          /* longest pure spin of one wait (see spin_on) */
+#define DIRECT_SPIN_SHARE 0.25         /* ... and at most this share of the own work's time */
 
 enum { DIRECT_TURN = 0, DIRECT_MEET, DIRECT_WORK, DIRECT_DRAIN, DIRECT_DONE };
 enum { ADDR_IN = 0, ADDR_OUT, ADDR_AUX };
@@ -156,6 +159,8 @@ struct node_direct {
     size_t scratch_cap;
     uint64_t next_seq;
     uint64_t local_done;
+    int spin;                        /* a core for every member: waits may spin (spin_on) */
+    double work_s;                   /* this rank's work time in the last collective */
     int broken;
     plx_status_t broken_status;
     struct direct_close *close;      /* numbers this rank ended without the drain (above) */
@@ -303,6 +308,8 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
     }
     if (nd->me < 0) goto no;
     nd->n = n;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    nd->spin = ncpu > 0 && n <= ncpu;
     /* A reused id finds its window holding an earlier comm's numbers: the
      * members agreed on a base above every number they ever wrote
      * (lib/comm.c), so no stale seq, done or failed mark passes for a new one. */
@@ -806,6 +813,30 @@ static void fail(direct_op_t *op, plx_status_t st)
     publish_failure(nd, op->seq, st);
 }
 
+/* Waiting in meet or drain for members that are on their own cores: keep
+ * polling instead of letting the engine back off.  Its sched_yield hands
+ * the core to any other runnable process (even a nice 19 one) for up to a
+ * scheduler tick, while the member waited for is about to finish (drain:
+ * it is inside this collective's work; meet: it is leaving the previous
+ * one).  Only with a core for every member and no progress thread (whose
+ * spinning would take the core of a computing thread), and at most
+ * DIRECT_SPIN_S per wait, then the usual backoff.  The budget is also a
+ * quarter of this rank's own work time in the last collective: a member
+ * that is not running (the cores taken by other processes) then costs a
+ * bounded share more CPU, not a millisecond per collective (with a flat
+ * 1 ms, coll_check at 2 ranks at nice 19 on a loaded machine went from
+ * 49 s to past its 300 s limit once; the load may have done it alone). */
+static int spin_on(direct_op_t *op)
+{
+    struct node_direct *nd = op->nd;
+    if (!nd->spin || op->comm->ctx->pt.running) return 0;
+    double budget = DIRECT_SPIN_SHARE * nd->work_s;
+    if (budget > DIRECT_SPIN_S) budget = DIRECT_SPIN_S;
+    double now = plx_now();
+    if (op->spin_since == 0) op->spin_since = now;
+    return now - op->spin_since < budget;
+}
+
 int plx_direct_advance(direct_op_t *op, int *moved)
 {
     struct node_direct *nd = op->nd;
@@ -836,7 +867,10 @@ int plx_direct_advance(direct_op_t *op, int *moved)
             fail(op, op->status);
             return 1;
         }
-        if (!r) return 0;
+        if (!r) {
+            if (spin_on(op)) *moved = 1;
+            return 0;
+        }
         *moved = 1;
         if (r == 2 && close_add(nd, op->seq, op->prev, op->status, 0)) {
             /* closed by a member: nobody works on it; the next turn waits
@@ -846,6 +880,8 @@ int plx_direct_advance(direct_op_t *op, int *moved)
             closes_run(nd);
             return 1;
         }
+        op->spin_since = 0;
+        op->work_since = plx_now();
         /* a mismatch skips the work: nobody reads anything */
         op->phase = op->status == PLX_SUCCESS ? DIRECT_WORK : DIRECT_DRAIN;
     }
@@ -857,8 +893,12 @@ int plx_direct_advance(direct_op_t *op, int *moved)
         }
         if (r > 0) *moved = 1;
         if (op->phase == DIRECT_WORK) return 0;   /* one piece per call */
+        nd->work_s = plx_now() - op->work_since;
     }
-    if (op->phase == DIRECT_DRAIN && drain(op)) *moved = 1;
+    if (op->phase == DIRECT_DRAIN) {
+        if (drain(op)) *moved = 1;
+        else if (spin_on(op)) *moved = 1;
+    }
     return op->phase == DIRECT_DONE;
 }
 
