@@ -1259,6 +1259,10 @@ int main(int argc, char **argv)
     }
     free(b.sbuf);
     free(b.rbuf);
+    free(b.vc);
+    free(b.vd);
+    free(b.vrc);
+    free(b.vrd);
 #if PLX_HAVE_CUDA
     if (b.dsbuf) cudaFree(b.dsbuf);
     if (b.drbuf) cudaFree(b.drbuf);

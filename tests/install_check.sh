@@ -80,8 +80,14 @@ fi
 # CMake package
 if command -v cmake >/dev/null 2>&1; then
     echo "install_check: cmake -S tests/install -DCMAKE_PREFIX_PATH=$dest$prefix"
+    # CMake wants the compiler alone: $CC's flags (make check-sanitize's
+    # -fsanitize=...) go to the compile and link flags
+    cc_words=${CC:-cc}
+    cc_flags=
+    case $cc_words in *" "*) cc_flags=${cc_words#* } ;; esac
     if cmake -S "$top_srcdir/tests/install" -B "$dest/cmake-build" -DCMAKE_PREFIX_PATH="$dest$prefix" \
-            -DCMAKE_C_COMPILER="${CC:-cc}" >"$dest/cmake.log" 2>&1 &&
+            -DCMAKE_C_COMPILER="${cc_words%% *}" -DCMAKE_C_FLAGS="$cc_flags" \
+            -DCMAKE_EXE_LINKER_FLAGS="$cc_flags" >"$dest/cmake.log" 2>&1 &&
        cmake --build "$dest/cmake-build" >>"$dest/cmake.log" 2>&1; then
         "$run" -n 4 --timeout 120 "$dest/cmake-build/app" || bad "the CMake-built app on 4 ranks"
     else

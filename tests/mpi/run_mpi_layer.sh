@@ -38,11 +38,19 @@ NP=${PLX_MPI_LAYER_NP:-4}
 fail=0 ran=0
 
 layers=$(sed -n 's/^#define PLX_MPI_LAYERS "\(.*\)"$/\1/p' "$cfg")
-# make check-asan: the layer links the ASan runtime, which an executable built
-# by a plain mpicc cannot load (ASan must come first in the process)
-if [ -f "$libs/libplexus.so" ] && ldd "$libs/libplexus.so" 2>/dev/null | grep -q libasan; then
-    echo "SKIP: a sanitizer build: MPI programs built by a plain mpicc cannot load an ASan libplexus-mpi"
-    exit 77
+# make check-sanitize: the layer links the ASan runtime, which must come first
+# in the process, so the programs get the -fsanitize flags of $CC too, and a
+# preload puts the runtime before the layer.  Both MPIs leak from plugins
+# they have dlclose'd by exit (MPICH: 1016 bytes in 9 blocks with no Plexus
+# in the process), where no suppression can name them: leak checking is off
+# for these MPI programs (as in tests/launchers.sh); memory errors and UB
+# still fail them, and every other test checks Plexus's leaks.
+san=$(for w in ${CC:-}; do case $w in -fsanitize*) printf '%s ' "$w" ;; esac; done)
+asan_rt=
+if [ -n "$san" ] && case $san in *address*) true ;; *) false ;; esac; then
+    # shellcheck disable=SC2086
+    asan_rt=$(${CC%% *} $san -print-file-name=libasan.so)
+    case $asan_rt in /*) asan_rt=$asan_rt: ;; *) asan_rt= ;; esac
 fi
 
 # run MPI OUT ENV... -- PROG: mpirun of that MPI, environment passed to every rank
@@ -51,6 +59,7 @@ run() {
     local envs=()
     while [ "$1" != -- ]; do envs+=("$1"); shift; done
     shift
+    [ -n "$san" ] && envs+=("ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0")
     if [ "$mpi" = openmpi ]; then
         local xs=()
         for e in "${envs[@]}"; do xs+=(-x "$e"); done
@@ -92,8 +101,9 @@ for mpi in openmpi mpich; do
     if ! command -v "mpirun.$mpi" >/dev/null; then echo "SKIP $mpi: no mpirun.$mpi"; continue; fi
     ran=1
     src=$top_srcdir/tests/mpi/mpi_layer_check.c
-    if ! "$mpicc" -O1 -Wall -pthread "$src" -L"$libs" -lplexus-mpi-$mpi -o "$tmp/linked_$mpi" >"$tmp/cc" 2>&1 ||
-       ! "$mpicc" -O1 -Wall -pthread "$src" -o "$tmp/plain_$mpi" >>"$tmp/cc" 2>&1; then
+    # shellcheck disable=SC2086
+    if ! "$mpicc" -O1 -Wall -pthread $san "$src" -L"$libs" -lplexus-mpi-$mpi -o "$tmp/linked_$mpi" >"$tmp/cc" 2>&1 ||
+       ! "$mpicc" -O1 -Wall -pthread $san "$src" -o "$tmp/plain_$mpi" >>"$tmp/cc" 2>&1; then
         cat "$tmp/cc"; echo "  FAIL: $mpi: cannot build mpi_layer_check"; fail=1; continue
     fi
 
@@ -109,7 +119,7 @@ for mpi in openmpi mpich; do
 
     echo "+ $mpi: preloaded, default routing table, PLX_LOG=info"
     out=$tmp/preload_$mpi.out
-    if run $mpi "$out" PLX_LOG=info LD_PRELOAD="$libs/libplexus-mpi-$mpi.so" -- "$tmp/plain_$mpi" &&
+    if run $mpi "$out" PLX_LOG=info LD_PRELOAD="$asan_rt$libs/libplexus-mpi-$mpi.so" -- "$tmp/plain_$mpi" &&
        [ "$(grep -c ', 0 failures$' "$out")" -eq "$NP" ] &&
        [ "$(summary_calls "$out" "allreduce *" plexus)" -gt 0 ] &&
        grep -q '^plexus-mpi: .*size rule [0-9]' "$out" &&

@@ -120,8 +120,13 @@ int main(int argc, char **argv)
         st = run_one(coll, in, out, count, root, world);
         if (st != PLX_SUCCESS) {
             printf("direct_kill_check: R%d: %s %d returned %s\n", me, coll, it, plx_strerror(st));
-            /* no finalize: a peer is dead, leave like an application would on error */
-            return st == PLX_ERR_PEER_FAILED ? 0 : 1;
+            /* no finalize: a peer is dead, leave like an application would
+             * on error; exit() rather than return keeps the unfinalized
+             * context reachable for make check-sanitize's leak check (as
+             * kill_check does), and the buffers go back */
+            free(in);
+            free(out);
+            exit(st == PLX_ERR_PEER_FAILED ? 0 : 1);
         }
     }
     if (is_victim) raise(SIGKILL);
