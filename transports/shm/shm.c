@@ -421,7 +421,7 @@ static void shm_cancel(void *tlp, plx_tl_req_t *req)
     req->tl_next = req->tl_prev = NULL;
 }
 
-static plx_status_t shm_peer_status(void *tlp, int peer)
+plx_status_t shm_peer_status(void *tlp, int peer)
 {
     shm_tl_t *t = tlp;
     if (!shm_reachable(t, peer)) return PLX_ERR_INVALID_ARG;

@@ -301,4 +301,8 @@ void shm_large_free_all(shm_tl_t *t);
 
 #pragma GCC visibility pop
 
+/* PLX_ERR_PEER_FAILED once the local peer's process has exited (a pidfd
+ * where the kernel has them, else kill(pid, 0)); PLX_SUCCESS otherwise. */
+plx_status_t shm_peer_status(void *tlp, int peer);
+
 #endif /* PLX_SHM_INTERNAL_H */

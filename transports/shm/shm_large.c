@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "log.h"
 #include "shm_internal.h"
@@ -381,6 +382,14 @@ static plx_status_t peer_copy(shm_tl_t *t, int peer, void *local, uint64_t addr,
             plx_warn("shm: %s with rank %d refused (%s)", fn, pe->world, strerror(e));
             pe->cma_ok = 0;   /* later large messages stage; the caller fails this access */
             return PLX_ERR_NOT_SUPPORTED;
+        }
+        /* A process being killed loses its memory before its pid goes
+         * away: the copy then fails with EFAULT, not ESRCH.  Give its exit
+         * a few ms to show before calling this a transport failure. */
+        for (int i = 0; i < 50; i++) {
+            if (shm_peer_status(t, peer) == PLX_ERR_PEER_FAILED) return PLX_ERR_PEER_FAILED;
+            struct timespec ms = { 0, 1000000 };
+            nanosleep(&ms, NULL);
         }
         plx_warn("shm: %s of %zu bytes at 0x%" PRIx64 " of rank %d failed: %s", fn, len - off,
                  addr + off, pe->world, strerror(e));
