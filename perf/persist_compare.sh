@@ -1,6 +1,6 @@
 #!/bin/bash
 # perf/persist_compare.sh — what a persistent collective saves: plx_perf's
-# plain (blocking) call, its nonblocking form (-t: i-call + wait) and the
+# plain (blocking) call, its nonblocking form (--nonblocking: i-call + wait) and the
 # persistent form (-P: init once, then start + wait per iteration),
 # interleaved in one run for several rounds, medians per variant.
 #
@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
         *) echo "usage: $0 [-n RANKS] [-c COLL] [-s BYTES] [-r ROUNDS] [-i ITERS] [-- plx_perf args]" >&2; exit 2 ;;
     esac
 done
-variants=("plain:" "nonblocking:-t" "persistent:-P")
+variants=("plain:" "nonblocking:--nonblocking" "persistent:-P")
 echo "# $coll, $bytes B, $n ranks, $rounds rounds x $iters iterations, interleaved"
 echo "# before: $(uptime)"
 declare -A times
