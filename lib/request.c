@@ -32,7 +32,12 @@ struct plx_request *plx_req_alloc(plx_context_t ctx)
         ctx->free_reqs = r->next;
     else if (!(r = malloc(sizeof *r)))
         return NULL;
-    memset(r, 0, offsetof(struct plx_request, treq));
+    /* the header and the fields after the per-kind parts; the slots,
+     * hook and direct parts (most of the struct) are set whole by the
+     * start of their kind, and read only for that kind: zeroing them here
+     * cost a measurable share of an 8-byte collective */
+    memset(r, 0, offsetof(struct plx_request, slots));
+    memset(&r->persistent, 0, offsetof(struct plx_request, treq) - offsetof(struct plx_request, persistent));
     r->magic = PLX_REQ_MAGIC;
     r->ctx = ctx;
     r->status = PLX_SUCCESS;
