@@ -15,6 +15,7 @@
 #include "select.h"
 #include "oob.h"
 #include "coll/hier.h"
+#include "coll/call_record.h"
 #include "graph.h"
 #include "device.h"
 
@@ -268,6 +269,7 @@ static void context_destroy(plx_context_t ctx, int keep_handle)
     if (ctx->world) {
         plx_slots_release(ctx->world);
         plx_direct_release(ctx->world);
+        plx_callrec_release(ctx->world);   /* the world's call records (LeakSanitizer found them kept) */
         plx_hier_release(ctx->world);
         ctx->world->magic = PLX_DEAD_MAGIC;
         free(ctx->world->world_rank);
