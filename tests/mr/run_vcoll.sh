@@ -39,6 +39,11 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/plx_run_vcoll.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 t_start=$(date +%s.%N)
+# A job's limit: 300 s, four times that in a sanitizer build (make check
+# passes the configured $CC, which carries -fsanitize there): under make
+# check-sanitize the 4-rank direct job passed 300 s.
+limit=300
+case " ${CC:-} " in *" -fsanitize="*) limit=1200 ;; esac
 
 # run_job N ARGS... : plexusrun -n N vcoll_check ARGS; exit 0 and N final
 # lines with "0 failures".
@@ -46,10 +51,10 @@ run_job() {
     local n=$1
     shift
     local log=$tmp/job.log
-    echo "+ ${PLX_TUNE:+PLX_TUNE=$PLX_TUNE }${PLX_PROGRESS:+PLX_PROGRESS=$PLX_PROGRESS }$RUN -n $n --timeout 300 $PROG $*"
+    echo "+ ${PLX_TUNE:+PLX_TUNE=$PLX_TUNE }${PLX_PROGRESS:+PLX_PROGRESS=$PLX_PROGRESS }$RUN -n $n --timeout $limit $PROG $*"
     local t0 t1 rc ok dt
     t0=$(date +%s.%N)
-    "$RUN" -n "$n" --timeout 300 "$PROG" "$@" >"$log" 2>&1
+    "$RUN" -n "$n" --timeout $limit "$PROG" "$@" >"$log" 2>&1
     rc=$?
     t1=$(date +%s.%N)
     grep -v "^plexus\[rank [0-9]*\] warn: plx_" "$log" | head -40
@@ -106,10 +111,10 @@ export PLX_TUNE
 exec "$@"
 MIX
 chmod +x "$mixed"
-echo "+ $RUN -n 5 --timeout 300 $mixed $PROG --quick --coll alltoallv (ranks 0 and 3: linear, the others: pairwise)"
+echo "+ $RUN -n 5 --timeout $limit $mixed $PROG --quick --coll alltoallv (ranks 0 and 3: linear, the others: pairwise)"
 run_job_mixed() {
     local log=$tmp/mixed.log ok rc
-    "$RUN" -n 5 --timeout 300 "$mixed" "$PROG" --quick --coll alltoallv >"$log" 2>&1
+    "$RUN" -n 5 --timeout $limit "$mixed" "$PROG" --quick --coll alltoallv >"$log" 2>&1
     rc=$?
     ok=$(grep -c "^vcoll_check: rank [0-9]* size 5: [0-9]* checks, 0 failures" "$log")
     if [ "$rc" -eq 0 ] && [ "$ok" -eq 5 ]; then
@@ -145,8 +150,8 @@ run_nl() {
     local log=$tmp/nl.log colls=${NL_ALL// /,}
     # where every forced algorithm runs: also ranks that disagree (vmismatch)
     [ -n "$want" ] && [ "$want" = "$all" ] && colls=$colls,vmismatch
-    echo "+ ${PLX_SHM_COLL_BYTES:+PLX_SHM_COLL_BYTES=$PLX_SHM_COLL_BYTES }${PLX_SHM_CMA:+PLX_SHM_CMA=$PLX_SHM_CMA }${PLX_PROGRESS:+PLX_PROGRESS=$PLX_PROGRESS }PLX_TUNE=(v-forms: $algo) $RUN -n $n --timeout 300 $PROG $* --coll $colls"
-    PLX_TUNE=$tune PLX_LOG=info "$RUN" -n "$n" --timeout 300 "$PROG" "$@" --coll "$colls" >"$log" 2>&1
+    echo "+ ${PLX_SHM_COLL_BYTES:+PLX_SHM_COLL_BYTES=$PLX_SHM_COLL_BYTES }${PLX_SHM_CMA:+PLX_SHM_CMA=$PLX_SHM_CMA }${PLX_PROGRESS:+PLX_PROGRESS=$PLX_PROGRESS }PLX_TUNE=(v-forms: $algo) $RUN -n $n --timeout $limit $PROG $* --coll $colls"
+    PLX_TUNE=$tune PLX_LOG=info "$RUN" -n "$n" --timeout $limit "$PROG" "$@" --coll "$colls" >"$log" 2>&1
     local rc=$? ok bad=""
     ok=$(grep -c "^vcoll_check: rank [0-9]* size $n: [0-9]* checks, 0 failures" "$log")
     for c in $NL_ALL; do
