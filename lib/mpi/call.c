@@ -25,24 +25,28 @@ int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm, MPI_Request *mreq
     c->blocking = mreq == NULL;
     c->coll = coll;
     c->comm = comm;
-    c->m = NULL;
     c->nstage = 0;
     if (!pm.active) return 0;
     pm_progress();
-    int inter = 1;
-    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
-        PMPI_Comm_size(comm, &c->size) != MPI_SUCCESS || PMPI_Comm_rank(comm, &c->rank) != MPI_SUCCESS) {
+    pm_mirror_t *m = c->m = comm == MPI_COMM_NULL ? NULL : pm_comm_rec(comm);
+    if (!m || m->inter) {
         pm_count(coll, PM_WHY_COMM, 0);
         return 0;
     }
+    c->size = m->size;
+    c->rank = m->rank;
     return 1;
 }
 
 int pm_call_route(pm_call_t *c, pm_why_t why, size_t bytes)
 {
-    if (why == PM_TO_PLEXUS) why = pm_policy_route(c->coll, bytes, c->size);
-    if (why == PM_TO_PLEXUS && !(c->m = pm_mirror_get(c->comm, c->blocking)))
-        why = c->blocking || pm_mirror_known(c->comm) ? PM_WHY_COMM : PM_WHY_LAZY;
+    pm_mirror_t *m = c->m;
+    if (why == PM_TO_PLEXUS) why = pm_route(m, c->coll, bytes);
+    if (why == PM_TO_PLEXUS && m->twin != PM_TWIN_OK) {
+        if (m->twin == PM_TWIN_NEVER) why = PM_WHY_COMM;
+        else if (!c->blocking) why = PM_WHY_LAZY;
+        else if (!pm_mirror_make_twin(m)) why = PM_WHY_COMM;
+    }
     pm_count(c->coll, why, bytes);
     return why == PM_TO_PLEXUS;
 }
@@ -53,8 +57,6 @@ int pm_call_abandon(pm_call_t *c, int mpi_code)
         c->stage[i].out = 0;
         pm_stage_close(&c->stage[i]);
     }
-    pm_mirror_unref(c->m);
-    c->m = NULL;
     PMPI_Comm_call_errhandler(c->comm, mpi_code);
     return mpi_code;
 }
@@ -83,8 +85,6 @@ int pm_call_finish(pm_call_t *c, plx_status_t st, plx_request_t preq, MPI_Reques
         int r = pm_stage_close(&c->stage[i]);
         if (rc == MPI_SUCCESS) rc = r;
     }
-    pm_mirror_unref(c->m);
-    c->m = NULL;
     if (st != PLX_SUCCESS) return pm_raise(c->comm, st);
     if (rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(c->comm, rc);
     return rc;

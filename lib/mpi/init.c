@@ -61,6 +61,7 @@ static int start(int provided)
         return MPI_ERR_OTHER;
     }
     pm_errors_init();
+    pm_types_init();
     rc = pm_mirror_init();
     if (rc != MPI_SUCCESS) return rc;
     pm.active = 1;

@@ -27,6 +27,7 @@
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The collectives the layer can route (routing rows and one counter line
  * each).  A new Plexus collective adds a name here, in coll_names
@@ -75,15 +76,20 @@ typedef struct pm_state {
     MPI_Comm oob;           /* private duplicate of MPI_COMM_WORLD (Plexus' bootstrap, progress pokes) */
     int world_rank;
     int thread_level;       /* what MPI provided */
+    struct pm_mirror *world;    /* MPI_COMM_WORLD's record (the hot path skips the cache) */
 } pm_state_t;
 extern pm_state_t pm;
 
 /* ---- policy.c ---- */
 /* Parse PLX_MPI and PLX_MPI_COLLS; -1 with a message in err for a bad value. */
 int pm_policy_load(int *enabled, char *err, size_t errlen);
-/* PM_TO_PLEXUS, PM_WHY_COLL or PM_WHY_SIZE for `bytes` (the size as perf/
- * counts it: the whole result of allgather/gather, ...) on `ranks` ranks. */
-pm_why_t pm_policy_route(pm_coll_t coll, size_t bytes, int ranks);
+struct pm_route;
+/* Every collective's rows for a communicator of `ranks` ranks (made once
+ * per communicator; pm_route in layer.h reads them). */
+void pm_policy_fill(struct pm_route *route, int ranks);
+/* Count a call (the summary).  Plain increments unless MPI runs with
+ * MPI_THREAD_MULTIPLE: a locked add on every call was a measurable share
+ * of a call left to MPI. */
 void pm_count(pm_coll_t coll, pm_why_t why, size_t bytes);
 const char *pm_coll_name(pm_coll_t coll);
 /* PLX_LOG=info (or more): rank 0 prints its counters; debug: every rank. */
@@ -92,31 +98,110 @@ void pm_summary_print(void);
 int pm_log_info(void);
 
 /* ---- comm_mirror.c ---- */
+/* A collective's routing rows for one communicator size, made once per
+ * communicator (policy.c): Plexus for bytes in [lo[i], hi[i]), else why. */
+#define PM_ROUTE_MAX 4      /* rows per collective and size (policy.c's table has at most 2) */
+typedef struct pm_route {
+    size_t lo[PM_ROUTE_MAX], hi[PM_ROUTE_MAX];
+    int n;
+    pm_why_t why;
+} pm_route_t;
+
+enum { PM_TWIN_NOT_YET = 0, PM_TWIN_OK, PM_TWIN_NEVER };
+
+/* The layer's record of one MPI communicator, made at its first collective
+ * call (routed or not) and hung on it as an attribute; its Plexus twin
+ * comes later, at the first blocking routed collective. */
 typedef struct pm_mirror {
-    plx_comm_t pc;
-    int size;
+    MPI_Comm comm;          /* the handle (comm_cache.c's key) */
+    int size, rank;         /* MPI's answers, asked once */
+    int inter;              /* an intercommunicator: every call stays with MPI */
+    int twin;               /* PM_TWIN_*: NEVER for a rank outside MPI_COMM_WORLD */
+    plx_comm_t pc;          /* the twin, when twin == PM_TWIN_OK */
     int is_world;           /* the context's world communicator: never freed by the layer */
-    _Atomic int refs;       /* the attribute's, plus one per call or request using it */
+    _Atomic int refs;       /* the attribute's, plus one per bridged request (requests.c) */
     int mpi_freed;          /* the MPI communicator is gone (no error handler to call) */
     size_t *scratch;        /* MPI int counts as size_t for the v-forms (one call at a time per communicator, as MPI requires) */
+    pm_route_t route[PM_NCOLL];
     struct pm_mirror *next;
 } pm_mirror_t;
-int pm_mirror_init(void);               /* keyval; MPI_COMM_WORLD's twin */
+int pm_mirror_init(void);               /* keyval; MPI_COMM_WORLD's record */
 void pm_mirror_finalize(void);
-/* The twin of comm, or NULL (no twin: the call stays with MPI).  make: a
- * blocking routed collective, where every rank of comm is present, so a
- * missing twin is made now (collective over comm; comm_mirror.c).  A
- * reference is taken for the caller (pm_mirror_unref). */
-pm_mirror_t *pm_mirror_get(MPI_Comm comm, int make);
+/* comm's record, made now if this is its first collective (NULL: comm is
+ * MPI_COMM_NULL or MPI refused the queries; the call stays with MPI).
+ * The hot path is pm_comm_rec below. */
+pm_mirror_t *pm_mirror_slow(MPI_Comm comm);
+/* Make m's twin now, with the other ranks (a blocking routed collective:
+ * every rank of the communicator is in it).  0 when it has none. */
+int pm_mirror_make_twin(pm_mirror_t *m);
 void pm_mirror_unref(pm_mirror_t *m);
 /* arrays * size size_t entries of m's scratch, or NULL (no memory) */
 size_t *pm_mirror_scratch(pm_mirror_t *m, int arrays);
-/* comm was looked at already: it has a twin, or can have none */
-int pm_mirror_known(MPI_Comm comm);
 /* twins made so far (the summary) */
 unsigned long pm_mirror_made(void);
 
+/* ---- comm_cache.c: handle -> record without asking MPI ---- */
+#define PM_CACHE_BITS 11
+#define PM_CACHE_SLOTS (1u << PM_CACHE_BITS)
+#define PM_SLOT_EMPTY ((uintptr_t)0)    /* no MPI handle is 0 or 1 (pointers; MPICH's kind bits) */
+#define PM_SLOT_TOMB ((uintptr_t)1)
+typedef struct pm_slot {
+    _Atomic uintptr_t key;
+    pm_mirror_t *_Atomic rec;
+} pm_slot_t;
+extern pm_slot_t pm_cache[PM_CACHE_SLOTS];
+int pm_cache_insert(MPI_Comm comm, pm_mirror_t *m);    /* 0: table full (not cached) */
+void pm_cache_remove(MPI_Comm comm, const pm_mirror_t *m);
+
+static inline uintptr_t pm_cache_key(MPI_Comm comm) { return (uintptr_t)comm; }
+static inline uintptr_t pm_cache_key_type(MPI_Datatype t) { return (uintptr_t)t; }
+
+/* the top `bits` bits of a multiplicative hash of a handle's bits */
+static inline unsigned pm_hash(uintptr_t k, int bits)
+{
+    uint64_t x = (uint64_t)k;
+    x ^= x >> 29;
+    x *= 0x9E3779B97F4A7C15ull;
+    return (unsigned)(x >> (64 - bits));
+}
+
+static inline unsigned pm_cache_home(uintptr_t k) { return pm_hash(k, PM_CACHE_BITS); }
+
+/* PM_TO_PLEXUS, or why not (PM_WHY_COLL, PM_WHY_SIZE, PM_WHY_UNMEASURED),
+ * for `bytes` (the size as perf/ counts it: the whole result of
+ * allgather/gather, ...) on m's communicator. */
+static inline pm_why_t pm_route(const pm_mirror_t *m, pm_coll_t coll, size_t bytes)
+{
+    const pm_route_t *r = &m->route[coll];
+    for (int i = 0; i < r->n; i++)
+        if (bytes >= r->lo[i] && bytes < r->hi[i]) return PM_TO_PLEXUS;
+    return r->why;
+}
+
+static inline pm_mirror_t *pm_cache_find(MPI_Comm comm)
+{
+    uintptr_t k = pm_cache_key(comm);
+    unsigned i = pm_cache_home(k);
+    for (unsigned n = 0; n < PM_CACHE_SLOTS; n++, i = (i + 1) & (PM_CACHE_SLOTS - 1)) {
+        uintptr_t s = atomic_load_explicit(&pm_cache[i].key, memory_order_acquire);
+        if (s == k) return atomic_load_explicit(&pm_cache[i].rec, memory_order_relaxed);
+        if (s == PM_SLOT_EMPTY) return NULL;
+    }
+    return NULL;
+}
+
+/* The record of comm: a compare for MPI_COMM_WORLD, a table probe for a
+ * communicator seen before, the slow path at its first collective. */
+static inline pm_mirror_t *pm_comm_rec(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD) return pm.world;
+    pm_mirror_t *m = pm_cache_find(comm);
+    return m ? m : pm_mirror_slow(comm);
+}
+
 /* ---- dtype_map.c ---- */
+/* The predefined datatypes' sizes and Plexus twins, asked once (MPI_Init). */
+void pm_types_init(void);
 /* PM_TO_PLEXUS with *pdt and *pop set, or PM_WHY_TYPE / PM_WHY_OP. */
 pm_why_t pm_map_reduction(MPI_Datatype dt, MPI_Op op, plx_dtype_t *pdt, plx_op_t *pop);
 /* A buffer handed to Plexus as plain bytes: the user's own when the
@@ -164,16 +249,17 @@ typedef struct pm_call {
     MPI_Comm comm;
     int size, rank;         /* of comm (MPI's answer: the twin has the same ranks) */
     int blocking;           /* a blocking call: may make the twin (comm_mirror.c) */
-    pm_mirror_t *m;         /* the twin, once routed */
+    pm_mirror_t *m;         /* comm's record (pm_call_begin; no reference: MPI forbids
+                             * freeing a communicator inside a call on it) */
     pm_stage_t stage[2];
     int nstage;
 } pm_call_t;
 /* 0 when the call must stay with MPI at once (layer off, intercommunicator:
- * counted); else fills size and rank. */
+ * counted); else fills m, size and rank: from the record, no MPI query. */
 int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm, MPI_Request *mreq);
-/* Decide from a prior reason, the routing table and the twin (looked up
- * last: the cheap tests first keep fall-through calls cheap); counts;
- * 1 with c->m set, or 0: fall through. */
+/* Decide from a prior reason, the communicator's routing rows and its
+ * twin (made here at the first blocking routed call); counts; 1: to
+ * Plexus (c->m->pc), 0: fall through. */
 int pm_call_route(pm_call_t *c, pm_why_t why, size_t bytes);
 /* After plx_i*: blocking (mreq NULL) waits, nonblocking makes *mreq.  Any
  * failure goes to the communicator's error handler.  Returns an MPI code. */

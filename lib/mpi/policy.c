@@ -134,18 +134,31 @@ int pm_policy_load(int *enabled, char *err, size_t errlen)
     return 0;
 }
 
-pm_why_t pm_policy_route(pm_coll_t coll, size_t bytes, int ranks)
+void pm_policy_fill(pm_route_t *route, int ranks)
 {
-    if (forced >= 0) return (forced >> coll) & 1 ? PM_TO_PLEXUS : PM_WHY_COLL;
-    pm_why_t why = PM_WHY_UNMEASURED;
-    for (size_t i = 0; i < sizeof default_rows / sizeof default_rows[0]; i++) {
-        const route_row_t *r = &default_rows[i];
-        if (r->coll == coll && ranks >= r->min_ranks && ranks <= r->max_ranks &&
-            bytes >= r->min_bytes && (bytes < r->max_bytes || r->max_bytes == ANY))
-            return PM_TO_PLEXUS;
-        if (r->coll == coll) why = PM_WHY_SIZE;
+    for (int c = 0; c < PM_NCOLL; c++) {
+        pm_route_t *r = &route[c];
+        r->n = 0;
+        if (forced >= 0) {
+            if ((forced >> c) & 1) {
+                r->lo[0] = 0;
+                r->hi[0] = ANY;
+                r->n = 1;
+            }
+            r->why = PM_WHY_COLL;
+            continue;
+        }
+        r->why = PM_WHY_UNMEASURED;
+        for (size_t i = 0; i < sizeof default_rows / sizeof default_rows[0]; i++) {
+            const route_row_t *w = &default_rows[i];
+            if (w->coll != (pm_coll_t)c) continue;
+            r->why = PM_WHY_SIZE;
+            if (ranks < w->min_ranks || ranks > w->max_ranks || r->n == PM_ROUTE_MAX) continue;
+            r->lo[r->n] = w->min_bytes;
+            r->hi[r->n] = w->max_bytes;     /* ANY (SIZE_MAX): no byte count reaches it */
+            r->n++;
+        }
     }
-    return why;
 }
 
 /* ---- counters ------------------------------------------------------------ */
@@ -154,8 +167,18 @@ static _Atomic unsigned long long n_bytes[PM_NCOLL][PM_NWHY];
 
 void pm_count(pm_coll_t coll, pm_why_t why, size_t bytes)
 {
-    atomic_fetch_add_explicit(&n_calls[coll][why], 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&n_bytes[coll][why], bytes, memory_order_relaxed);
+    if (pm.thread_level == MPI_THREAD_MULTIPLE) {
+        atomic_fetch_add_explicit(&n_calls[coll][why], 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&n_bytes[coll][why], bytes, memory_order_relaxed);
+        return;
+    }
+    /* one thread in MPI at a time: no locked instruction needed */
+    atomic_store_explicit(&n_calls[coll][why],
+                          atomic_load_explicit(&n_calls[coll][why], memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    atomic_store_explicit(&n_bytes[coll][why],
+                          atomic_load_explicit(&n_bytes[coll][why], memory_order_relaxed) + bytes,
+                          memory_order_relaxed);
 }
 
 static int log_level(void)

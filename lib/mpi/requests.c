@@ -94,6 +94,9 @@ int pm_bridge(pm_call_t *c, plx_request_t preq, MPI_Request *mreq)
     }
     b->preq = preq;
     b->call = *c;
+    /* MPI lets the application free the communicator before the request
+     * completes: the record (and its twin) stay until complete() */
+    atomic_fetch_add(&c->m->refs, 1);
     *mreq = b->mreq;
     pthread_mutex_lock(&lock);
     b->next = inflight;
