@@ -20,35 +20,13 @@
 
 #include <sched.h>
 
-int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm, MPI_Request *mreq)
-{
-    c->blocking = mreq == NULL;
-    c->coll = coll;
-    c->comm = comm;
-    c->nstage = 0;
-    if (!pm.active) return 0;
-    pm_progress();
-    pm_mirror_t *m = c->m = comm == MPI_COMM_NULL ? NULL : pm_comm_rec(comm);
-    if (!m || m->inter) {
-        pm_count(coll, PM_WHY_COMM, 0);
-        return 0;
-    }
-    c->size = m->size;
-    c->rank = m->rank;
-    return 1;
-}
-
-int pm_call_route(pm_call_t *c, pm_why_t why, size_t bytes)
+/* PM_TO_PLEXUS with the twin made, or why the call stays with MPI */
+int pm_call_twin(pm_call_t *c)
 {
     pm_mirror_t *m = c->m;
-    if (why == PM_TO_PLEXUS) why = pm_route(m, c->coll, bytes);
-    if (why == PM_TO_PLEXUS && m->twin != PM_TWIN_OK) {
-        if (m->twin == PM_TWIN_NEVER) why = PM_WHY_COMM;
-        else if (!c->blocking) why = PM_WHY_LAZY;
-        else if (!pm_mirror_make_twin(m)) why = PM_WHY_COMM;
-    }
-    pm_count(c->coll, why, bytes);
-    return why == PM_TO_PLEXUS;
+    if (m->twin == PM_TWIN_NEVER) return PM_WHY_COMM;
+    if (!c->blocking) return PM_WHY_LAZY;
+    return pm_mirror_make_twin(m) ? PM_TO_PLEXUS : PM_WHY_COMM;
 }
 
 int pm_call_abandon(pm_call_t *c, int mpi_code)

@@ -35,41 +35,21 @@ void *pm_in_place(const void *buf)
  * answers in a small table keyed by the handle, read without a lock (it is
  * written before the layer routes anything).  Derived types are asked each
  * time: MPI reuses their handles after MPI_Type_free. */
-enum { RED_NONE = 0, RED_INT, RED_FLOAT, RED_BYTE };
-typedef struct type_info {
-    MPI_Datatype t;
-    int used;
-    long size;
-    int red;                /* what a reduction may do with it: RED_* */
-    plx_dtype_t pdt;        /* its Plexus twin (RED_INT, RED_FLOAT) */
-    int dense;
-} type_info_t;
-
-#define TYPE_BITS 8
-#define TYPE_SLOTS (1u << TYPE_BITS)    /* ~40 types: most found at the first probe */
-static type_info_t types[TYPE_SLOTS];
-
-static const type_info_t *type_find(MPI_Datatype t)
-{
-    unsigned i = pm_hash(pm_cache_key_type(t), TYPE_BITS);
-    for (unsigned n = 0; n < TYPE_SLOTS && types[i].used; n++, i = (i + 1) & (TYPE_SLOTS - 1))
-        if (types[i].t == t) return &types[i];
-    return NULL;
-}
+pm_type_info_t pm_types[PM_TYPE_SLOTS];
 
 static int is_dense_asked(MPI_Datatype t, long size);
 
 static void type_add(MPI_Datatype t, int red, plx_dtype_t pdt)
 {
     int size = -1;
-    if (t == MPI_DATATYPE_NULL || type_find(t) || PMPI_Type_size(t, &size) != MPI_SUCCESS ||
+    if (t == MPI_DATATYPE_NULL || pm_type_find(t) || PMPI_Type_size(t, &size) != MPI_SUCCESS ||
         size < 0)
         return;
-    unsigned i = pm_hash(pm_cache_key_type(t), TYPE_BITS);
-    for (unsigned n = 0; n < TYPE_SLOTS; n++, i = (i + 1) & (TYPE_SLOTS - 1)) {
-        if (types[i].used) continue;
-        types[i] = (type_info_t){ .t = t, .used = 1, .size = size, .red = red, .pdt = pdt,
-                                  .dense = is_dense_asked(t, size) };
+    unsigned i = pm_hash(pm_cache_key_type(t), PM_TYPE_BITS);
+    for (unsigned n = 0; n < PM_TYPE_SLOTS; n++, i = (i + 1) & (PM_TYPE_SLOTS - 1)) {
+        if (pm_types[i].used) continue;
+        pm_types[i] = (pm_type_info_t){ .t = t, .used = 1, .size = size, .red = red, .pdt = pdt,
+                                      .dense = is_dense_asked(t, size) };
         return;
     }
 }
@@ -78,10 +58,10 @@ static void type_add(MPI_Datatype t, int red, plx_dtype_t pdt)
 static void add_int(MPI_Datatype t, size_t size, int is_signed)
 {
     switch (size) {
-    case 1: type_add(t, RED_INT, is_signed ? PLX_INT8 : PLX_UINT8); break;
-    case 4: type_add(t, RED_INT, is_signed ? PLX_INT32 : PLX_UINT32); break;
-    case 8: type_add(t, RED_INT, is_signed ? PLX_INT64 : PLX_UINT64); break;
-    default: type_add(t, RED_NONE, PLX_UINT8); break;
+    case 1: type_add(t, PM_RED_INT, is_signed ? PLX_INT8 : PLX_UINT8); break;
+    case 4: type_add(t, PM_RED_INT, is_signed ? PLX_INT32 : PLX_UINT32); break;
+    case 8: type_add(t, PM_RED_INT, is_signed ? PLX_INT64 : PLX_UINT64); break;
+    default: type_add(t, PM_RED_NONE, PLX_UINT8); break;
     }
 }
 
@@ -105,9 +85,9 @@ void pm_types_init(void)
     add_int(MPI_AINT, sizeof(MPI_Aint), 1);
     add_int(MPI_OFFSET, sizeof(MPI_Offset), 1);
     add_int(MPI_COUNT, sizeof(MPI_Count), 1);
-    if (sizeof(float) == 4) type_add(MPI_FLOAT, RED_FLOAT, PLX_FLOAT32);
-    if (sizeof(double) == 8) type_add(MPI_DOUBLE, RED_FLOAT, PLX_FLOAT64);
-    type_add(MPI_BYTE, RED_BYTE, PLX_UINT8);     /* the bitwise ops only (MPI's rule) */
+    if (sizeof(float) == 4) type_add(MPI_FLOAT, PM_RED_FLOAT, PLX_FLOAT32);
+    if (sizeof(double) == 8) type_add(MPI_DOUBLE, PM_RED_FLOAT, PLX_FLOAT64);
+    type_add(MPI_BYTE, PM_RED_BYTE, PLX_UINT8);     /* the bitwise ops only (MPI's rule) */
     /* data movement only (reductions stay with MPI) */
     const MPI_Datatype other[] = {
         MPI_CHAR, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_INT16_T, MPI_UINT16_T, MPI_FLOAT, MPI_DOUBLE,
@@ -115,13 +95,11 @@ void pm_types_init(void)
         MPI_C_LONG_DOUBLE_COMPLEX, MPI_PACKED, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT,
         MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT,
     };
-    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) type_add(other[i], RED_NONE, PLX_UINT8);
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) type_add(other[i], PM_RED_NONE, PLX_UINT8);
 }
 
-long pm_type_size(MPI_Datatype type)
+long pm_type_size_asked(MPI_Datatype type)
 {
-    const type_info_t *ti = type_find(type);
-    if (ti) return ti->size;
     int size = -1;
     if (type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS) return -1;
     return size;
@@ -129,8 +107,8 @@ long pm_type_size(MPI_Datatype type)
 
 pm_why_t pm_map_reduction(MPI_Datatype dt, MPI_Op op, plx_dtype_t *pdt, plx_op_t *pop)
 {
-    const type_info_t *ti = type_find(dt);
-    int red = ti ? ti->red : RED_NONE;
+    const pm_type_info_t *ti = pm_type_find(dt);
+    int red = ti ? ti->red : PM_RED_NONE;
     int bitwise = op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
     if (op == MPI_SUM) *pop = PLX_SUM;
     else if (op == MPI_PROD) *pop = PLX_PROD;
@@ -139,25 +117,25 @@ pm_why_t pm_map_reduction(MPI_Datatype dt, MPI_Op op, plx_dtype_t *pdt, plx_op_t
     else if (op == MPI_BAND) *pop = PLX_BAND;
     else if (op == MPI_BOR) *pop = PLX_BOR;
     else if (op == MPI_BXOR) *pop = PLX_BXOR;
-    else if (red != RED_INT && red != RED_FLOAT) return PM_WHY_TYPE;    /* user ops: predefined types only */
+    else if (red != PM_RED_INT && red != PM_RED_FLOAT) return PM_WHY_TYPE;    /* user ops: predefined types only */
     else {
         *pdt = ti->pdt;
         return pm_user_op(op, dt, pop) ? PM_TO_PLEXUS : PM_WHY_OP;
     }
-    if (red == RED_BYTE) {              /* MPI allows only the bitwise ops on bytes */
+    if (red == PM_RED_BYTE) {              /* MPI allows only the bitwise ops on bytes */
         *pdt = PLX_UINT8;
         return bitwise ? PM_TO_PLEXUS : PM_WHY_TYPE;
     }
-    if (red == RED_NONE) return PM_WHY_TYPE;
+    if (red == PM_RED_NONE) return PM_WHY_TYPE;
     *pdt = ti->pdt;
-    if (red == RED_FLOAT && bitwise) return PM_WHY_OP;     /* MPI reports the error */
+    if (red == PM_RED_FLOAT && bitwise) return PM_WHY_OP;     /* MPI reports the error */
     return PM_TO_PLEXUS;
 }
 
 /* dense: count elements lie as count*size bytes from buf on */
 static int is_dense(MPI_Datatype t, long size)
 {
-    const type_info_t *ti = type_find(t);
+    const pm_type_info_t *ti = pm_type_find(t);
     return ti ? ti->dense : is_dense_asked(t, size);
 }
 

@@ -87,10 +87,9 @@ struct pm_route;
 /* Every collective's rows for a communicator of `ranks` ranks (made once
  * per communicator; pm_route in layer.h reads them). */
 void pm_policy_fill(struct pm_route *route, int ranks);
-/* Count a call (the summary).  Plain increments unless MPI runs with
- * MPI_THREAD_MULTIPLE: a locked add on every call was a measurable share
- * of a call left to MPI. */
-void pm_count(pm_coll_t coll, pm_why_t why, size_t bytes);
+/* the summary's counters (pm_count below) */
+extern _Atomic unsigned long pm_n_calls[PM_NCOLL][PM_NWHY];
+extern _Atomic unsigned long long pm_n_bytes[PM_NCOLL][PM_NWHY];
 const char *pm_coll_name(pm_coll_t coll);
 /* PLX_LOG=info (or more): rank 0 prints its counters; debug: every rank. */
 void pm_summary_print(void);
@@ -202,6 +201,20 @@ static inline pm_mirror_t *pm_comm_rec(MPI_Comm comm)
 /* ---- dtype_map.c ---- */
 /* The predefined datatypes' sizes and Plexus twins, asked once (MPI_Init). */
 void pm_types_init(void);
+/* A predefined datatype (pm_type_find below) */
+typedef struct pm_type_info {
+    MPI_Datatype t;
+    int used;
+    long size;
+    int red;                /* what a reduction may do with it: PM_RED_* */
+    plx_dtype_t pdt;        /* its Plexus twin (PM_RED_INT, PM_RED_FLOAT) */
+    int dense;              /* count elements lie as count * size bytes */
+} pm_type_info_t;
+enum { PM_RED_NONE = 0, PM_RED_INT, PM_RED_FLOAT, PM_RED_BYTE };
+#define PM_TYPE_BITS 8
+#define PM_TYPE_SLOTS (1u << PM_TYPE_BITS)     /* ~40 types: most found at the first probe */
+extern pm_type_info_t pm_types[PM_TYPE_SLOTS];
+long pm_type_size_asked(MPI_Datatype type);     /* a derived type: MPI's answer, or -1 */
 /* PM_TO_PLEXUS with *pdt and *pop set, or PM_WHY_TYPE / PM_WHY_OP. */
 pm_why_t pm_map_reduction(MPI_Datatype dt, MPI_Op op, plx_dtype_t *pdt, plx_op_t *pop);
 /* A buffer handed to Plexus as plain bytes: the user's own when the
@@ -227,8 +240,6 @@ int pm_stage_open_v(pm_stage_t *s, const void *buf, const int *counts, const int
                     MPI_Datatype type, int copy_in, int copy_out, void **ptr, size_t *bcounts,
                     size_t *bdispls);
 int pm_stage_close(pm_stage_t *s);      /* unpack (if out) and free */
-/* bytes of one element of type, or -1 */
-long pm_type_size(MPI_Datatype type);
 void *pm_in_place(const void *buf);     /* MPI_IN_PLACE -> PLX_IN_PLACE */
 
 /* ---- op_user.c ---- */
@@ -254,13 +265,7 @@ typedef struct pm_call {
     pm_stage_t stage[2];
     int nstage;
 } pm_call_t;
-/* 0 when the call must stay with MPI at once (layer off, intercommunicator:
- * counted); else fills m, size and rank: from the record, no MPI query. */
-int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm, MPI_Request *mreq);
-/* Decide from a prior reason, the communicator's routing rows and its
- * twin (made here at the first blocking routed call); counts; 1: to
- * Plexus (c->m->pc), 0: fall through. */
-int pm_call_route(pm_call_t *c, pm_why_t why, size_t bytes);
+/* pm_call_begin and pm_call_route: below (inline) */
 /* After plx_i*: blocking (mreq NULL) waits, nonblocking makes *mreq.  Any
  * failure goes to the communicator's error handler.  Returns an MPI code. */
 int pm_call_finish(pm_call_t *c, plx_status_t started, plx_request_t preq, MPI_Request *mreq);
@@ -268,9 +273,86 @@ int pm_call_finish(pm_call_t *c, plx_status_t started, plx_request_t preq, MPI_R
 int pm_call_abandon(pm_call_t *c, int mpi_code);
 
 /* ---- requests.c ---- */
-void pm_progress(void);                 /* complete the MPI requests of finished Plexus ones */
+extern _Atomic int pm_n_inflight;       /* bridged requests not yet completed */
+void pm_progress_slow(void);            /* pm_progress when some are in flight */
 void pm_poke_mpi(void);                 /* let MPI's own progress engine run once */
 void pm_drain(void);                    /* MPI_Finalize: every bridged request done */
 int pm_bridge(pm_call_t *c, plx_request_t preq, MPI_Request *mreq);
+
+/* ---- the hot path, inline: what every collective call runs before it
+ * knows where it goes.  A call left to MPI must cost only a few loads and
+ * compares here (issue 15), so nothing below asks MPI anything. */
+
+/* complete the MPI requests of finished Plexus ones (one load when none) */
+static inline void pm_progress(void)
+{
+    if (atomic_load_explicit(&pm_n_inflight, memory_order_relaxed)) pm_progress_slow();
+}
+
+/* Count a call (the summary).  Plain increments unless MPI runs with
+ * MPI_THREAD_MULTIPLE: a locked add on every call was a measurable share
+ * of a call left to MPI. */
+static inline void pm_count(pm_coll_t coll, pm_why_t why, size_t bytes)
+{
+    _Atomic unsigned long *n = &pm_n_calls[coll][why];
+    _Atomic unsigned long long *b = &pm_n_bytes[coll][why];
+    if (pm.thread_level == MPI_THREAD_MULTIPLE) {
+        atomic_fetch_add_explicit(n, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(b, bytes, memory_order_relaxed);
+        return;
+    }
+    /* one thread in MPI at a time: no locked instruction needed */
+    atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1, memory_order_relaxed);
+    atomic_store_explicit(b, atomic_load_explicit(b, memory_order_relaxed) + bytes,
+                          memory_order_relaxed);
+}
+
+static inline const pm_type_info_t *pm_type_find(MPI_Datatype t)
+{
+    unsigned i = pm_hash(pm_cache_key_type(t), PM_TYPE_BITS);
+    for (unsigned n = 0; n < PM_TYPE_SLOTS && pm_types[i].used; n++, i = (i + 1) & (PM_TYPE_SLOTS - 1))
+        if (pm_types[i].t == t) return &pm_types[i];
+    return NULL;
+}
+
+/* bytes of one element of type, or -1 */
+static inline long pm_type_size(MPI_Datatype type)
+{
+    const pm_type_info_t *ti = pm_type_find(type);
+    return ti ? ti->size : pm_type_size_asked(type);
+}
+
+/* 0 when the call must stay with MPI at once (layer off, intercommunicator:
+ * counted); else fills m, size and rank: from the record, no MPI query. */
+static inline int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm, MPI_Request *mreq)
+{
+    c->blocking = mreq == NULL;
+    c->coll = coll;
+    c->comm = comm;
+    c->nstage = 0;
+    if (!pm.active) return 0;
+    pm_progress();
+    pm_mirror_t *m = c->m = comm == MPI_COMM_NULL ? NULL : pm_comm_rec(comm);
+    if (!m || m->inter) {
+        pm_count(coll, PM_WHY_COMM, 0);
+        return 0;
+    }
+    c->size = m->size;
+    c->rank = m->rank;
+    return 1;
+}
+
+int pm_call_twin(pm_call_t *c);         /* call.c: make the twin (first blocking routed call) */
+
+/* Decide from a prior reason, the communicator's routing rows and its
+ * twin (made at the first blocking routed call); counts; 1: to Plexus
+ * (c->m->pc), 0: fall through. */
+static inline int pm_call_route(pm_call_t *c, pm_why_t why, size_t bytes)
+{
+    if (why == PM_TO_PLEXUS) why = pm_route(c->m, c->coll, bytes);
+    if (why == PM_TO_PLEXUS && c->m->twin != PM_TWIN_OK) why = (pm_why_t)pm_call_twin(c);
+    pm_count(c->coll, why, bytes);
+    return why == PM_TO_PLEXUS;
+}
 
 #endif /* PLX_MPI_LAYER_H */

@@ -162,24 +162,8 @@ void pm_policy_fill(pm_route_t *route, int ranks)
 }
 
 /* ---- counters ------------------------------------------------------------ */
-static _Atomic unsigned long n_calls[PM_NCOLL][PM_NWHY];
-static _Atomic unsigned long long n_bytes[PM_NCOLL][PM_NWHY];
-
-void pm_count(pm_coll_t coll, pm_why_t why, size_t bytes)
-{
-    if (pm.thread_level == MPI_THREAD_MULTIPLE) {
-        atomic_fetch_add_explicit(&n_calls[coll][why], 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&n_bytes[coll][why], bytes, memory_order_relaxed);
-        return;
-    }
-    /* one thread in MPI at a time: no locked instruction needed */
-    atomic_store_explicit(&n_calls[coll][why],
-                          atomic_load_explicit(&n_calls[coll][why], memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-    atomic_store_explicit(&n_bytes[coll][why],
-                          atomic_load_explicit(&n_bytes[coll][why], memory_order_relaxed) + bytes,
-                          memory_order_relaxed);
-}
+_Atomic unsigned long pm_n_calls[PM_NCOLL][PM_NWHY];
+_Atomic unsigned long long pm_n_bytes[PM_NCOLL][PM_NWHY];
 
 static int log_level(void)
 {
@@ -203,20 +187,20 @@ void pm_summary_print(void)
     for (int c = 0; c < PM_NCOLL; c++) {
         unsigned long total = 0, mpi_calls = 0;
         unsigned long long mpi_bytes = 0;
-        for (int w = 0; w < PM_NWHY; w++) total += n_calls[c][w];
+        for (int w = 0; w < PM_NWHY; w++) total += pm_n_calls[c][w];
         if (!total) continue;
         for (int w = 1; w < PM_NWHY; w++) {
-            mpi_calls += n_calls[c][w];
-            mpi_bytes += n_bytes[c][w];
+            mpi_calls += pm_n_calls[c][w];
+            mpi_bytes += pm_n_bytes[c][w];
         }
         int len = snprintf(line, sizeof line, "plexus-mpi: %-14s plexus %lu calls %llu B, mpi %lu calls %llu B",
-                           coll_names[c], (unsigned long)n_calls[c][0],
-                           (unsigned long long)n_bytes[c][0], mpi_calls, mpi_bytes);
+                           coll_names[c], (unsigned long)pm_n_calls[c][0],
+                           (unsigned long long)pm_n_bytes[c][0], mpi_calls, mpi_bytes);
         const char *sep = " (";
         for (int w = 1; w < PM_NWHY && len < (int)sizeof line - 64; w++) {
-            if (!n_calls[c][w]) continue;
+            if (!pm_n_calls[c][w]) continue;
             len += snprintf(line + len, sizeof line - (size_t)len, "%s%s %lu", sep, why_names[w],
-                            (unsigned long)n_calls[c][w]);
+                            (unsigned long)pm_n_calls[c][w]);
             sep = ", ";
         }
         if (mpi_calls) snprintf(line + len, sizeof line - (size_t)len, ")");
