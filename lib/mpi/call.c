@@ -4,17 +4,37 @@
  * either wait (blocking MPI call) or hand back an MPI request
  * (nonblocking one, requests.c).
  *
- * The twin is looked up last (comm_mirror.c); a blocking call may make
- * it there, a nonblocking one never does (it stays with MPI until a
- * blocking routed call has made the twin).
+ * Deciding (pm_call_begin, pm_call_route: inline in layer.h) asks MPI
+ * nothing: the communicator's record (comm_mirror.c, found through
+ * comm_cache.c) has its size, rank and routing rows.  The twin is made at
+ * the communicator's first blocking routed call; a nonblocking one never
+ * makes it (it stays with MPI until a blocking routed call has).
  *
- * A blocking call waits with plx_test plus, after a short spin, a poke of
- * MPI's progress engine and a yield each round: MPI promises progress for
- * the application's own pending MPI requests while it sits in any MPI
- * call (an Isend posted before the collective must still move), and on an
- * oversubscribed node the peer we wait for may need this core.  Plexus
- * ends a request that waits longer than PLX_TIMEOUT, so the loop is
- * bounded.
+ * A blocking call is plx_i* plus plx_test in a loop, not Plexus's blocking
+ * call, because the wait must be able to poke MPI's progress engine, and
+ * that is needed for deadlock freedom: MPI promises that operations the
+ * application started before the collective still progress while it sits
+ * in any MPI call.  A rank that started an MPI_Isend (or a nonblocking
+ * collective this layer left to MPI: one with a user op on a derived
+ * type, or any on a communicator without a twin yet) and then entered a
+ * routed collective may be the only one who can move that message (a
+ * rendezvous send over TCP, Open MPI's libnbc rounds, UCX without
+ * single-copy), while its peer sits in MPI_Wait or MPI_Recv on it and
+ * reaches the collective only afterwards.  Plexus's blocking call cannot
+ * poke MPI, and the layer cannot know whether such an operation is
+ * pending (it does not see point-to-point calls), so no thread level or
+ * layer state makes skipping the poke safe.  It costs little: the first
+ * 64 rounds only spin on plx_test (an 8-byte collective is done long
+ * before), so the poke and the yield come only when a peer is late; and
+ * plx_i* + plx_test against plx_allreduce measured about 90 instructions
+ * more per call at 1 rank (callgrind) and no difference beyond 10 ns at 2
+ * ranks (minimum over batches), against the 250-560 instructions per call
+ * that the layer's own decision cost before it kept per-communicator
+ * records (MPI queries, an attribute read, locked adds; perf/RESULTS.md,
+ * issue 15).
+ * After the spin, the peer we wait for may need this core on an
+ * oversubscribed node: each round also yields.  Plexus ends a request
+ * that waits longer than PLX_TIMEOUT, so the loop is bounded.
  */
 #include "layer.h"
 
