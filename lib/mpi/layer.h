@@ -8,9 +8,11 @@
  *
  * The files: init.c (MPI_Init, MPI_Init_thread, MPI_Finalize: Plexus up and down),
  * policy.c (PLX_MPI / PLX_MPI_COLLS, the default routing table, the
- * counters and the PLX_LOG=info summary), comm_mirror.c (the Plexus
- * communicator behind each MPI communicator, made at its first routed
- * collective), dtype_map.c (datatypes, ops, packing of
+ * counters and the PLX_LOG=info summary), comm_mirror.c (the layer's
+ * record of each MPI communicator, made at its first collective, and the
+ * Plexus communicator behind it, made at its first blocking routed
+ * collective), comm_cache.c (handle -> record without asking MPI: the
+ * hot path), dtype_map.c (datatypes, ops, packing of
  * non-contiguous buffers), errors.c (Plexus status -> MPI error),
  * requests.c (nonblocking collectives as MPI requests, MPI_Wait & co.),
  * call.c (one start/finish path for every routed call), and one file of
