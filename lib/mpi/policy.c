@@ -69,13 +69,14 @@ typedef struct route_row {
 #if defined(OPEN_MPI)
 /* against Open MPI 4.1 (vader).  Left with MPI for what was measured
  * slower: bcast below 512 B (1.1-3.7) and on 3+ ranks (1.75 at 512 B),
- * allgather on 2 ranks (0.95-2.05), alltoall (1.3-2.3), reduce (1.2-2.3);
- * and for what was mixed: bcast from 1 MiB on 2 ranks (0.54-0.70 directly,
- * 0.83-8 through the layer under load). */
+ * alltoall (1.3-2.3), reduce (1.2-2.3); and for what was mixed: allgather
+ * on 2 ranks (0.95-2.05 quiet, 0.3-0.9 under load), bcast from 8K (from
+ * 1 MiB on 2 ranks: 0.54-0.70 directly, 0.83-8 through the layer under
+ * load), barrier (0.4-2.2). */
 static const route_row_t default_rows[] = {
     { PM_ALLREDUCE, 2, 2, 0, ANY },                 /* 0.19-0.90 through the layer */
     { PM_ALLREDUCE, 3, MANY, 512, 16 * KB },        /* 0.17-0.88; 1.2-6x from 32K on 4 ranks */
-    { PM_BCAST, 2, 2, 512, 1 * KB },                /* 0.51-0.54 */
+    { PM_BCAST, 2, 2, 512, 8 * KB },                /* 0.28-0.54 at 512 B, 0.03-0.36 at 4K */
     { PM_ALLGATHER, 3, MANY, 16 * KB, 64 * KB },    /* 0.30 at 32K (0.55-1.04 under load) */
     { PM_REDUCE_SCATTER, 2, 2, 1 * MB, ANY },       /* 0.11-0.20 (directly) */
     { PM_REDUCE_SCATTER, 3, MANY, 256 * KB, ANY },  /* 0.15-0.44 (directly) */
@@ -88,6 +89,7 @@ static const route_row_t default_rows[] = {
  * from 32M on 2 ranks, alltoall from 1M on 2 ranks (1.1-1.8 directly),
  * reduce below 1M on 2 ranks and below 4K on 3+. */
 static const route_row_t default_rows[] = {
+    { PM_BARRIER, 2, 2, 0, ANY },                   /* 0.22-0.53 */
     { PM_ALLREDUCE, 2, MANY, 0, ANY },              /* 0.00-0.62 */
     { PM_BCAST, 2, 2, 64, 1 * KB },                 /* 0.32-0.79 */
     { PM_BCAST, 2, 2, 256 * KB, ANY },              /* 0.01-0.88 */
