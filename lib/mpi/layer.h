@@ -79,6 +79,7 @@ typedef struct pm_state {
     int world_rank;
     int thread_level;       /* what MPI provided */
     struct pm_mirror *world;    /* MPI_COMM_WORLD's record (the hot path skips the cache) */
+    int counting;           /* PLX_LOG=info or more: the summary's counters are kept */
 } pm_state_t;
 extern pm_state_t pm;
 
@@ -291,11 +292,13 @@ static inline void pm_progress(void)
     if (atomic_load_explicit(&pm_n_inflight, memory_order_relaxed)) pm_progress_slow();
 }
 
-/* Count a call (the summary).  Plain increments unless MPI runs with
+/* Count a call (the summary, printed only with PLX_LOG=info or more:
+ * without it nothing is counted).  Plain increments unless MPI runs with
  * MPI_THREAD_MULTIPLE: a locked add on every call was a measurable share
  * of a call left to MPI. */
 static inline void pm_count(pm_coll_t coll, pm_why_t why, size_t bytes)
 {
+    if (!pm.counting) return;           /* nobody will print them */
     _Atomic unsigned long *n = &pm_n_calls[coll][why];
     _Atomic unsigned long long *b = &pm_n_bytes[coll][why];
     if (pm.thread_level == MPI_THREAD_MULTIPLE) {
@@ -339,6 +342,9 @@ static inline int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm, MPI
         pm_count(coll, PM_WHY_COMM, 0);
         return 0;
     }
+    /* no row routes this collective on this communicator at any size: to
+     * MPI at once, unless the summary must count its bytes and reason */
+    if (!m->route[coll].n && !pm.counting) return 0;
     c->size = m->size;
     c->rank = m->rank;
     return 1;
