@@ -75,7 +75,7 @@ typedef struct route_row {
  * load), barrier (0.4-2.2). */
 static const route_row_t default_rows[] = {
     { PM_ALLREDUCE, 2, 2, 0, ANY },                 /* 0.19-0.90 through the layer */
-    { PM_ALLREDUCE, 3, MANY, 512, 16 * KB },        /* 0.17-0.88; 1.2-6x from 32K on 4 ranks */
+    { PM_ALLREDUCE, 3, MANY, 4 * KB, 16 * KB },     /* 0.22-0.71; 512 B mixed (1.25 in one process), 1.2-6x from 32K */
     { PM_BCAST, 2, 2, 512, 8 * KB },                /* 0.28-0.54 at 512 B, 0.03-0.36 at 4K */
     { PM_ALLGATHER, 3, MANY, 16 * KB, 64 * KB },    /* 0.30 at 32K (0.55-1.04 under load) */
     { PM_REDUCE_SCATTER, 2, 2, 1 * MB, ANY },       /* 0.11-0.20 (directly) */
