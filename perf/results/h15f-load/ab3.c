@@ -1,6 +1,7 @@
 /* ab3.c (perf/results/h15f-load) — ab.c with what runs between the layer's batches chosen by
  * environment: AB_SAME (the layer again), AB_PB (PMPI_Barrier), AB_PB2 (PMPI_Allreduce on other
- * buffers), none (PMPI_X on the same buffers); see ab-alternation.txt. */
+ * buffers), none (PMPI_X on the same buffers); see ab-alternation.txt.
+ * As ab.c: batches of MPI_X
  * (through libplexus-mpi when preloaded) alternate with batches of PMPI_X
  * (the MPI itself), so both see the same placement and the same load.
  * Per collective and size: median and minimum per-call time of each, ratio.
