@@ -4,47 +4,49 @@
  * either wait (blocking MPI call) or hand back an MPI request
  * (nonblocking one, requests.c).
  *
- * The twin is looked up last (comm_mirror.c); a blocking call may make
- * it there, a nonblocking one never does (it stays with MPI until a
- * blocking routed call has made the twin).
+ * Deciding (pm_call_begin, pm_call_route: inline in layer.h) asks MPI
+ * nothing: the communicator's record (comm_mirror.c, found through
+ * comm_cache.c) has its size, rank and routing rows.  The twin is made at
+ * the communicator's first blocking routed call; a nonblocking one never
+ * makes it (it stays with MPI until a blocking routed call has).
  *
- * A blocking call waits with plx_test plus, after a short spin, a poke of
- * MPI's progress engine and a yield each round: MPI promises progress for
- * the application's own pending MPI requests while it sits in any MPI
- * call (an Isend posted before the collective must still move), and on an
- * oversubscribed node the peer we wait for may need this core.  Plexus
- * ends a request that waits longer than PLX_TIMEOUT, so the loop is
- * bounded.
+ * A blocking call is plx_i* plus plx_test in a loop, not Plexus's blocking
+ * call, because the wait must be able to poke MPI's progress engine, and
+ * that is needed for deadlock freedom: MPI promises that operations the
+ * application started before the collective still progress while it sits
+ * in any MPI call.  A rank that started an MPI_Isend (or a nonblocking
+ * collective this layer left to MPI: one with a user op on a derived
+ * type, or any on a communicator without a twin yet) and then entered a
+ * routed collective may be the only one who can move that message (a
+ * rendezvous send over TCP, Open MPI's libnbc rounds, UCX without
+ * single-copy), while its peer sits in MPI_Wait or MPI_Recv on it and
+ * reaches the collective only afterwards.  Plexus's blocking call cannot
+ * poke MPI, and the layer cannot know whether such an operation is
+ * pending (it does not see point-to-point calls), so no thread level or
+ * layer state makes skipping the poke safe.  It costs little: the first
+ * 64 rounds only spin on plx_test (an 8-byte collective is done long
+ * before), so the poke and the yield come only when a peer is late; and
+ * plx_i* + plx_test against plx_allreduce measured about 90 instructions
+ * more per call at 1 rank (callgrind) and no difference beyond 10 ns at 2
+ * ranks (minimum over batches), against the 250-560 instructions per call
+ * that the layer's own decision cost before it kept per-communicator
+ * records (MPI queries, an attribute read, locked adds; perf/RESULTS.md,
+ * issue 15).
+ * After the spin, the peer we wait for may need this core on an
+ * oversubscribed node: each round also yields.  Plexus ends a request
+ * that waits longer than PLX_TIMEOUT, so the loop is bounded.
  */
 #include "layer.h"
 
 #include <sched.h>
 
-int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm, MPI_Request *mreq)
+/* PM_TO_PLEXUS with the twin made, or why the call stays with MPI */
+int pm_call_twin(pm_call_t *c)
 {
-    c->blocking = mreq == NULL;
-    c->coll = coll;
-    c->comm = comm;
-    c->m = NULL;
-    c->nstage = 0;
-    if (!pm.active) return 0;
-    pm_progress();
-    int inter = 1;
-    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
-        PMPI_Comm_size(comm, &c->size) != MPI_SUCCESS || PMPI_Comm_rank(comm, &c->rank) != MPI_SUCCESS) {
-        pm_count(coll, PM_WHY_COMM, 0);
-        return 0;
-    }
-    return 1;
-}
-
-int pm_call_route(pm_call_t *c, pm_why_t why, size_t bytes)
-{
-    if (why == PM_TO_PLEXUS) why = pm_policy_route(c->coll, bytes, c->size);
-    if (why == PM_TO_PLEXUS && !(c->m = pm_mirror_get(c->comm, c->blocking)))
-        why = c->blocking || pm_mirror_known(c->comm) ? PM_WHY_COMM : PM_WHY_LAZY;
-    pm_count(c->coll, why, bytes);
-    return why == PM_TO_PLEXUS;
+    pm_mirror_t *m = c->m;
+    if (m->twin == PM_TWIN_NEVER) return PM_WHY_COMM;
+    if (!c->blocking) return PM_WHY_LAZY;
+    return pm_mirror_make_twin(m) ? PM_TO_PLEXUS : PM_WHY_COMM;
 }
 
 int pm_call_abandon(pm_call_t *c, int mpi_code)
@@ -53,8 +55,6 @@ int pm_call_abandon(pm_call_t *c, int mpi_code)
         c->stage[i].out = 0;
         pm_stage_close(&c->stage[i]);
     }
-    pm_mirror_unref(c->m);
-    c->m = NULL;
     PMPI_Comm_call_errhandler(c->comm, mpi_code);
     return mpi_code;
 }
@@ -83,8 +83,6 @@ int pm_call_finish(pm_call_t *c, plx_status_t st, plx_request_t preq, MPI_Reques
         int r = pm_stage_close(&c->stage[i]);
         if (rc == MPI_SUCCESS) rc = r;
     }
-    pm_mirror_unref(c->m);
-    c->m = NULL;
     if (st != PLX_SUCCESS) return pm_raise(c->comm, st);
     if (rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(c->comm, rc);
     return rc;

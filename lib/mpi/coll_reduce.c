@@ -3,7 +3,10 @@
  * and MPI_Reduce_scatter (equal counts: plx_reduce_scatter; unequal:
  * plx_reduce_scatterv), blocking and nonblocking.  Routed when the
  * datatype and op have Plexus twins (dtype_map.c, user ops included) and
- * the routing table agrees.
+ * the routing table agrees.  The table is asked first: it is the cheaper
+ * test and says no to most calls, which then go to MPI at once (counted
+ * as "size rule" or "not measured" even when the type would have kept
+ * them there too).
  */
 #include "layer.h"
 
@@ -14,10 +17,11 @@ static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
     if (!pm_call_begin(&c, PM_REDUCE, comm, mreq)) return PM_FALL;
     plx_dtype_t pdt;
     plx_op_t pop;
-    pm_why_t why = pm_map_reduction(dt, op, &pdt, &pop);
     long size = pm_type_size(dt);
-    if (count < 0 || size < 0 || root < 0 || root >= c.size) why = PM_WHY_ARGS;
-    size_t bytes = why == PM_WHY_ARGS ? 0 : (size_t)count * (size_t)size;
+    int bad = count < 0 || size < 0 || root < 0 || root >= c.size;
+    size_t bytes = bad ? 0 : (size_t)count * (size_t)size;
+    pm_why_t why = bad ? PM_WHY_ARGS : pm_route(c.m, PM_REDUCE, bytes);
+    if (why == PM_TO_PLEXUS) why = pm_map_reduction(dt, op, &pdt, &pop);
     if (!pm_call_route(&c, why, bytes)) return PM_FALL;
     int rank = c.rank;
     plx_request_t preq = NULL;
@@ -48,10 +52,11 @@ static int allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
     if (!pm_call_begin(&c, PM_ALLREDUCE, comm, mreq)) return PM_FALL;
     plx_dtype_t pdt;
     plx_op_t pop;
-    pm_why_t why = pm_map_reduction(dt, op, &pdt, &pop);
     long size = pm_type_size(dt);
-    if (count < 0 || size < 0) why = PM_WHY_ARGS;
-    size_t bytes = why == PM_WHY_ARGS ? 0 : (size_t)count * (size_t)size;
+    int bad = count < 0 || size < 0;
+    size_t bytes = bad ? 0 : (size_t)count * (size_t)size;
+    pm_why_t why = bad ? PM_WHY_ARGS : pm_route(c.m, PM_ALLREDUCE, bytes);
+    if (why == PM_TO_PLEXUS) why = pm_map_reduction(dt, op, &pdt, &pop);
     if (!pm_call_route(&c, why, bytes)) return PM_FALL;
     plx_request_t preq = NULL;
     plx_status_t st = plx_iallreduce(pm_in_place(sbuf), rbuf, (size_t)count, pdt, pop, c.m->pc,

@@ -14,10 +14,11 @@ static int scan(int exclusive, const void *sbuf, void *rbuf, int count, MPI_Data
     if (!pm_call_begin(&c, exclusive ? PM_EXSCAN : PM_SCAN, comm, mreq)) return PM_FALL;
     plx_dtype_t pdt;
     plx_op_t pop;
-    pm_why_t why = pm_map_reduction(dt, op, &pdt, &pop);
     long size = pm_type_size(dt);
-    if (count < 0 || size < 0) why = PM_WHY_ARGS;
-    size_t bytes = why == PM_WHY_ARGS ? 0 : (size_t)count * (size_t)size;
+    int bad = count < 0 || size < 0;
+    size_t bytes = bad ? 0 : (size_t)count * (size_t)size;
+    pm_why_t why = bad ? PM_WHY_ARGS : pm_route(c.m, c.coll, bytes);
+    if (why == PM_TO_PLEXUS) why = pm_map_reduction(dt, op, &pdt, &pop);
     if (!pm_call_route(&c, why, bytes)) return PM_FALL;
     plx_request_t preq = NULL;
     plx_status_t st = exclusive

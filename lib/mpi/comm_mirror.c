@@ -1,11 +1,16 @@
 /*
- * lib/mpi/comm_mirror.c — the Plexus communicator ("twin") behind each MPI
- * communicator, made lazily.
+ * lib/mpi/comm_mirror.c — the layer's record of each MPI communicator, and
+ * the Plexus communicator ("twin") behind it, both made lazily.
  *
- * The twin hangs on the MPI communicator as an attribute, so MPI itself
- * tells the layer when the communicator goes (the delete callback, run by
- * MPI_Comm_free and MPI_Comm_disconnect) and a lookup costs one attribute
- * read.  MPI_COMM_WORLD's twin is the context's world communicator.
+ * A communicator's record (size, rank, intercommunicator or not, its
+ * routing rows, its twin) is made at its first collective call, routed or
+ * not, with the only MPI queries the layer makes about it, and hangs on
+ * the MPI communicator as an attribute, so MPI itself tells the layer when
+ * the communicator goes (the delete callback, run by MPI_Comm_free and
+ * MPI_Comm_disconnect).  Later calls find it in comm_cache.c's table
+ * (MPI_COMM_WORLD's directly, pm.world) without asking MPI anything: a
+ * call the table leaves to MPI costs a probe, a few compares and a count.
+ * MPI_COMM_WORLD's twin is the context's world communicator.
  *
  * Every other twin is made at the communicator's first blocking collective
  * that the routing table sends to Plexus, whatever call made the
@@ -31,8 +36,10 @@
  * a communicator sees the same sequence of collectives on it, so all ranks
  * agree on whether a twin exists at each call.
  *
- * A twin is freed when the MPI communicator is freed and no routed call
- * or request on it is still in flight (refs).
+ * A record and its twin are freed when the MPI communicator is freed and
+ * no bridged request on it is still in flight (refs).  Two threads must
+ * not make one communicator's record or twin at once: MPI already forbids
+ * them to run collectives on one communicator concurrently.
  */
 #include "layer.h"
 
@@ -79,8 +86,10 @@ size_t *pm_mirror_scratch(pm_mirror_t *m, int arrays)
 
 static int delete_fn(MPI_Comm comm, int kv, void *attr, void *extra)
 {
-    (void)comm; (void)kv; (void)extra;
+    (void)kv; (void)extra;
     pm_mirror_t *m = attr;
+    /* before MPI can hand the handle out again */
+    pm_cache_remove(comm, m);
     pthread_mutex_lock(&lock);
     m->mpi_freed = 1;
     pthread_mutex_unlock(&lock);
@@ -96,22 +105,52 @@ static pm_mirror_t *lookup(MPI_Comm comm)
     return v;
 }
 
-/* pc NULL: comm can have no twin (marked so that it is not looked at again). */
-static int attach(MPI_Comm comm, plx_comm_t pc, int is_world)
+/* comm's record, made and hung on it now (the MPI queries, once); NULL
+ * when MPI refuses (the call then goes to MPI, which reports it). */
+static pm_mirror_t *attach(MPI_Comm comm, int is_world)
 {
+    int inter = 0, size = 0, rank = 0;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS ||
+        PMPI_Comm_size(comm, &size) != MPI_SUCCESS || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+        return NULL;
     pm_mirror_t *m = calloc(1, sizeof *m);
-    if (!m) return MPI_ERR_NO_MEM;
-    m->pc = pc;
+    if (!m) return NULL;
+    m->comm = comm;
+    m->size = size;
+    m->rank = rank;
+    m->inter = inter;
+    m->twin = inter ? PM_TWIN_NEVER : PM_TWIN_NOT_YET;
     m->is_world = is_world;
+    pm_policy_fill(m->route, size);
     atomic_init(&m->refs, 1);
-    if (pc) plx_comm_size(pc, &m->size);
+    if (is_world) {
+        plx_comm_t world = NULL;
+        if (plx_comm_world(pm.ctx, &world) != PLX_SUCCESS) {
+            free(m);
+            return NULL;
+        }
+        m->pc = world;
+        m->twin = PM_TWIN_OK;
+    }
     pthread_mutex_lock(&lock);
     m->next = all;
     all = m;
     pthread_mutex_unlock(&lock);
-    int rc = PMPI_Comm_set_attr(comm, keyval, m);
-    if (rc != MPI_SUCCESS) pm_mirror_unref(m);
-    return rc;
+    if (PMPI_Comm_set_attr(comm, keyval, m) != MPI_SUCCESS) {
+        pm_mirror_unref(m);
+        return NULL;
+    }
+    return m;
+}
+
+pm_mirror_t *pm_mirror_slow(MPI_Comm comm)
+{
+    if (!pm.active || comm == MPI_COMM_NULL) return NULL;
+    /* an attribute but no slot: the table was full when it was made */
+    pm_mirror_t *m = lookup(comm);
+    if (!m && !(m = attach(comm, 0))) return NULL;
+    pm_cache_insert(comm, m);
+    return m;
 }
 
 int pm_mirror_init(void)
@@ -120,9 +159,9 @@ int pm_mirror_init(void)
     if (rc != MPI_SUCCESS) return rc;
     if ((rc = PMPI_Comm_group(MPI_COMM_WORLD, &world_group)) != MPI_SUCCESS) return rc;
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    plx_comm_t world;
-    if (plx_comm_world(pm.ctx, &world) != PLX_SUCCESS) return MPI_ERR_INTERN;
-    return attach(MPI_COMM_WORLD, world, 1);
+    if (!(pm.world = attach(MPI_COMM_WORLD, 1))) return MPI_ERR_INTERN;
+    pm_cache_insert(MPI_COMM_WORLD, pm.world);
+    return MPI_SUCCESS;
 }
 
 /* comm's ranks as MPI_COMM_WORLD ranks (*ranks malloc'd); 0 when some rank
@@ -147,17 +186,15 @@ static int world_ranks(MPI_Comm comm, int n, int **ranks)
     return ok;
 }
 
-/* The twin of comm, made now with the other ranks (comm has no attribute
- * yet); NULL when it cannot have one (or making it failed: error raised). */
-static pm_mirror_t *make_twin(MPI_Comm comm)
+int pm_mirror_make_twin(pm_mirror_t *m)
 {
-    int n = 0, *ranks = NULL;
-    PMPI_Comm_size(comm, &n);
+    MPI_Comm comm = m->comm;
+    int n = m->size, *ranks = NULL;
     int in_world = world_ranks(comm, n, &ranks);
     if (in_world <= 0) {
         /* every rank sees the same group: all mark it, all keep to MPI */
-        if (in_world == 0) attach(comm, NULL, 0);
-        return NULL;
+        if (in_world == 0) m->twin = PM_TWIN_NEVER;
+        return 0;
     }
     unsigned long long mine = atomic_fetch_add(&next_seq, 1) * (unsigned long long)world_size +
                          (unsigned long long)pm.world_rank, pick = 0;
@@ -165,7 +202,7 @@ static pm_mirror_t *make_twin(MPI_Comm comm)
     if (rc != MPI_SUCCESS) {
         free(ranks);
         PMPI_Comm_call_errhandler(comm, rc);
-        return NULL;
+        return 0;
     }
     plx_comm_t world = NULL, pc = NULL;
     plx_comm_world(pm.ctx, &world);
@@ -173,29 +210,12 @@ static pm_mirror_t *make_twin(MPI_Comm comm)
     free(ranks);
     if (st != PLX_SUCCESS) {
         pm_raise(comm, st);
-        return NULL;
+        return 0;
     }
-    if (attach(comm, pc, 0) != MPI_SUCCESS) return NULL;
+    m->pc = pc;
+    m->twin = PM_TWIN_OK;
     atomic_fetch_add(&n_made, 1);
-    pm_mirror_t *m = lookup(comm);
-    if (m) atomic_fetch_add(&m->refs, 1);
-    return m;
-}
-
-pm_mirror_t *pm_mirror_get(MPI_Comm comm, int make)
-{
-    if (!pm.active || comm == MPI_COMM_NULL) return NULL;
-    pm_mirror_t *m = lookup(comm);
-    if (!m) return make ? make_twin(comm) : NULL;
-    if (!m->pc) return NULL;                    /* a communicator Plexus cannot carry */
-    /* the attribute's own reference keeps m alive while comm exists */
-    atomic_fetch_add(&m->refs, 1);
-    return m;
-}
-
-int pm_mirror_known(MPI_Comm comm)
-{
-    return pm.active && comm != MPI_COMM_NULL && lookup(comm) != NULL;
+    return 1;
 }
 
 unsigned long pm_mirror_made(void)
@@ -208,6 +228,7 @@ void pm_mirror_finalize(void)
     /* MPI_COMM_WORLD's attribute would otherwise be deleted inside
      * PMPI_Finalize, after plx_finalize; communicators the application did
      * not free lose their twin here (plx_finalize frees the Plexus side). */
+    pm.world = NULL;
     PMPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
     pthread_mutex_lock(&lock);
     for (pm_mirror_t *m = all; m; m = m->next) m->pc = NULL;

@@ -28,49 +28,87 @@ void *pm_in_place(const void *buf)
     return buf == MPI_IN_PLACE ? PLX_IN_PLACE : (void *)buf;
 }
 
-long pm_type_size(MPI_Datatype type)
+/* ---- predefined datatypes, asked about once -------------------------------
+ * Every call needs its datatype's size, a reduction the type's Plexus twin
+ * and staging whether it is dense.  For the predefined types none of that
+ * ever changes, so pm_types_init (MPI_Init) asks MPI once and keeps the
+ * answers in a small table keyed by the handle, read without a lock (it is
+ * written before the layer routes anything).  Derived types are asked each
+ * time: MPI reuses their handles after MPI_Type_free. */
+pm_type_info_t pm_types[PM_TYPE_SLOTS];
+
+static int is_dense_asked(MPI_Datatype t, long size);
+
+static void type_add(MPI_Datatype t, int red, plx_dtype_t pdt)
+{
+    int size = -1;
+    if (t == MPI_DATATYPE_NULL || pm_type_find(t) || PMPI_Type_size(t, &size) != MPI_SUCCESS ||
+        size < 0)
+        return;
+    unsigned i = pm_hash(pm_cache_key_type(t), PM_TYPE_BITS);
+    for (unsigned n = 0; n < PM_TYPE_SLOTS; n++, i = (i + 1) & (PM_TYPE_SLOTS - 1)) {
+        if (pm_types[i].used) continue;
+        pm_types[i] = (pm_type_info_t){ .t = t, .used = 1, .size = size, .red = red, .pdt = pdt,
+                                      .dense = is_dense_asked(t, size) };
+        return;
+    }
+}
+
+/* integer kinds by C size, so MPI_LONG follows the platform's long */
+static void add_int(MPI_Datatype t, size_t size, int is_signed)
+{
+    switch (size) {
+    case 1: type_add(t, PM_RED_INT, is_signed ? PLX_INT8 : PLX_UINT8); break;
+    case 4: type_add(t, PM_RED_INT, is_signed ? PLX_INT32 : PLX_UINT32); break;
+    case 8: type_add(t, PM_RED_INT, is_signed ? PLX_INT64 : PLX_UINT64); break;
+    default: type_add(t, PM_RED_NONE, PLX_UINT8); break;
+    }
+}
+
+void pm_types_init(void)
+{
+    add_int(MPI_SIGNED_CHAR, sizeof(signed char), 1);
+    add_int(MPI_UNSIGNED_CHAR, sizeof(unsigned char), 0);
+    add_int(MPI_INT8_T, 1, 1);
+    add_int(MPI_UINT8_T, 1, 0);
+    add_int(MPI_INT, sizeof(int), 1);
+    add_int(MPI_UNSIGNED, sizeof(unsigned), 0);
+    add_int(MPI_INT32_T, 4, 1);
+    add_int(MPI_UINT32_T, 4, 0);
+    add_int(MPI_LONG, sizeof(long), 1);
+    add_int(MPI_UNSIGNED_LONG, sizeof(unsigned long), 0);
+    add_int(MPI_LONG_LONG, sizeof(long long), 1);
+    add_int(MPI_LONG_LONG_INT, sizeof(long long), 1);
+    add_int(MPI_UNSIGNED_LONG_LONG, sizeof(unsigned long long), 0);
+    add_int(MPI_INT64_T, 8, 1);
+    add_int(MPI_UINT64_T, 8, 0);
+    add_int(MPI_AINT, sizeof(MPI_Aint), 1);
+    add_int(MPI_OFFSET, sizeof(MPI_Offset), 1);
+    add_int(MPI_COUNT, sizeof(MPI_Count), 1);
+    if (sizeof(float) == 4) type_add(MPI_FLOAT, PM_RED_FLOAT, PLX_FLOAT32);
+    if (sizeof(double) == 8) type_add(MPI_DOUBLE, PM_RED_FLOAT, PLX_FLOAT64);
+    type_add(MPI_BYTE, PM_RED_BYTE, PLX_UINT8);     /* the bitwise ops only (MPI's rule) */
+    /* data movement only (reductions stay with MPI) */
+    const MPI_Datatype other[] = {
+        MPI_CHAR, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_INT16_T, MPI_UINT16_T, MPI_FLOAT, MPI_DOUBLE,
+        MPI_LONG_DOUBLE, MPI_WCHAR, MPI_C_BOOL, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
+        MPI_C_LONG_DOUBLE_COMPLEX, MPI_PACKED, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT,
+        MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT,
+    };
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) type_add(other[i], PM_RED_NONE, PLX_UINT8);
+}
+
+long pm_type_size_asked(MPI_Datatype type)
 {
     int size = -1;
     if (type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS) return -1;
     return size;
 }
 
-/* integer kinds by C size, so MPI_LONG follows the platform's long */
-static int int_dtype(size_t size, int is_signed, plx_dtype_t *out)
-{
-    switch (size) {
-    case 1: *out = is_signed ? PLX_INT8 : PLX_UINT8; return 1;
-    case 4: *out = is_signed ? PLX_INT32 : PLX_UINT32; return 1;
-    case 8: *out = is_signed ? PLX_INT64 : PLX_UINT64; return 1;
-    default: return 0;
-    }
-}
-
-/* 1: integer, 2: float, 0: no Plexus twin */
-static int map_type(MPI_Datatype dt, plx_dtype_t *out)
-{
-    struct { MPI_Datatype t; size_t size; int is_signed; } ints[] = {
-        { MPI_SIGNED_CHAR, sizeof(signed char), 1 },
-        { MPI_UNSIGNED_CHAR, sizeof(unsigned char), 0 },
-        { MPI_INT8_T, 1, 1 }, { MPI_UINT8_T, 1, 0 },
-        { MPI_INT, sizeof(int), 1 }, { MPI_UNSIGNED, sizeof(unsigned), 0 },
-        { MPI_INT32_T, 4, 1 }, { MPI_UINT32_T, 4, 0 },
-        { MPI_LONG, sizeof(long), 1 }, { MPI_UNSIGNED_LONG, sizeof(unsigned long), 0 },
-        { MPI_LONG_LONG, sizeof(long long), 1 }, { MPI_LONG_LONG_INT, sizeof(long long), 1 },
-        { MPI_UNSIGNED_LONG_LONG, sizeof(unsigned long long), 0 },
-        { MPI_INT64_T, 8, 1 }, { MPI_UINT64_T, 8, 0 },
-        { MPI_AINT, sizeof(MPI_Aint), 1 }, { MPI_OFFSET, sizeof(MPI_Offset), 1 },
-        { MPI_COUNT, sizeof(MPI_Count), 1 },
-    };
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        if (dt == ints[i].t) return int_dtype(ints[i].size, ints[i].is_signed, out);
-    if (dt == MPI_FLOAT && sizeof(float) == 4) { *out = PLX_FLOAT32; return 2; }
-    if (dt == MPI_DOUBLE && sizeof(double) == 8) { *out = PLX_FLOAT64; return 2; }
-    return 0;
-}
-
 pm_why_t pm_map_reduction(MPI_Datatype dt, MPI_Op op, plx_dtype_t *pdt, plx_op_t *pop)
 {
+    const pm_type_info_t *ti = pm_type_find(dt);
+    int red = ti ? ti->red : PM_RED_NONE;
     int bitwise = op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
     if (op == MPI_SUM) *pop = PLX_SUM;
     else if (op == MPI_PROD) *pop = PLX_PROD;
@@ -79,20 +117,29 @@ pm_why_t pm_map_reduction(MPI_Datatype dt, MPI_Op op, plx_dtype_t *pdt, plx_op_t
     else if (op == MPI_BAND) *pop = PLX_BAND;
     else if (op == MPI_BOR) *pop = PLX_BOR;
     else if (op == MPI_BXOR) *pop = PLX_BXOR;
-    else if (!map_type(dt, pdt)) return PM_WHY_TYPE;    /* user ops: predefined types only */
-    else return pm_user_op(op, dt, pop) ? PM_TO_PLEXUS : PM_WHY_OP;
-    if (dt == MPI_BYTE) {               /* MPI allows only the bitwise ops on bytes */
+    else if (red != PM_RED_INT && red != PM_RED_FLOAT) return PM_WHY_TYPE;    /* user ops: predefined types only */
+    else {
+        *pdt = ti->pdt;
+        return pm_user_op(op, dt, pop) ? PM_TO_PLEXUS : PM_WHY_OP;
+    }
+    if (red == PM_RED_BYTE) {              /* MPI allows only the bitwise ops on bytes */
         *pdt = PLX_UINT8;
         return bitwise ? PM_TO_PLEXUS : PM_WHY_TYPE;
     }
-    int kind = map_type(dt, pdt);
-    if (!kind) return PM_WHY_TYPE;
-    if (kind == 2 && bitwise) return PM_WHY_OP;     /* MPI reports the error */
+    if (red == PM_RED_NONE) return PM_WHY_TYPE;
+    *pdt = ti->pdt;
+    if (red == PM_RED_FLOAT && bitwise) return PM_WHY_OP;     /* MPI reports the error */
     return PM_TO_PLEXUS;
 }
 
 /* dense: count elements lie as count*size bytes from buf on */
 static int is_dense(MPI_Datatype t, long size)
+{
+    const pm_type_info_t *ti = pm_type_find(t);
+    return ti ? ti->dense : is_dense_asked(t, size);
+}
+
+static int is_dense_asked(MPI_Datatype t, long size)
 {
     MPI_Aint lb, extent, tlb, textent;
     if (PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||

@@ -30,6 +30,7 @@ static int start(int provided)
     char err[512];
     int enabled = 1;
     pm.thread_level = provided;
+    pm.counting = pm_log_info();
     PMPI_Comm_rank(MPI_COMM_WORLD, &pm.world_rank);
     if (pm_policy_load(&enabled, err, sizeof err) != 0) {
         fprintf(stderr, "libplexus-mpi: rank %d: MPI_Init fails: %s\n", pm.world_rank, err);
@@ -61,6 +62,7 @@ static int start(int provided)
         return MPI_ERR_OTHER;
     }
     pm_errors_init();
+    pm_types_init();
     rc = pm_mirror_init();
     if (rc != MPI_SUCCESS) return rc;
     pm.active = 1;

@@ -8,9 +8,11 @@
  *
  * The files: init.c (MPI_Init, MPI_Init_thread, MPI_Finalize: Plexus up and down),
  * policy.c (PLX_MPI / PLX_MPI_COLLS, the default routing table, the
- * counters and the PLX_LOG=info summary), comm_mirror.c (the Plexus
- * communicator behind each MPI communicator, made at its first routed
- * collective), dtype_map.c (datatypes, ops, packing of
+ * counters and the PLX_LOG=info summary), comm_mirror.c (the layer's
+ * record of each MPI communicator, made at its first collective, and the
+ * Plexus communicator behind it, made at its first blocking routed
+ * collective), comm_cache.c (handle -> record without asking MPI: the
+ * hot path), dtype_map.c (datatypes, ops, packing of
  * non-contiguous buffers), errors.c (Plexus status -> MPI error),
  * requests.c (nonblocking collectives as MPI requests, MPI_Wait & co.),
  * call.c (one start/finish path for every routed call), and one file of
@@ -27,6 +29,7 @@
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The collectives the layer can route (routing rows and one counter line
  * each).  A new Plexus collective adds a name here, in coll_names
@@ -75,16 +78,21 @@ typedef struct pm_state {
     MPI_Comm oob;           /* private duplicate of MPI_COMM_WORLD (Plexus' bootstrap, progress pokes) */
     int world_rank;
     int thread_level;       /* what MPI provided */
+    struct pm_mirror *world;    /* MPI_COMM_WORLD's record (the hot path skips the cache) */
+    int counting;           /* PLX_LOG=info or more: the summary's counters are kept */
 } pm_state_t;
 extern pm_state_t pm;
 
 /* ---- policy.c ---- */
 /* Parse PLX_MPI and PLX_MPI_COLLS; -1 with a message in err for a bad value. */
 int pm_policy_load(int *enabled, char *err, size_t errlen);
-/* PM_TO_PLEXUS, PM_WHY_COLL or PM_WHY_SIZE for `bytes` (the size as perf/
- * counts it: the whole result of allgather/gather, ...) on `ranks` ranks. */
-pm_why_t pm_policy_route(pm_coll_t coll, size_t bytes, int ranks);
-void pm_count(pm_coll_t coll, pm_why_t why, size_t bytes);
+struct pm_route;
+/* Every collective's rows for a communicator of `ranks` ranks (made once
+ * per communicator; pm_route in layer.h reads them). */
+void pm_policy_fill(struct pm_route *route, int ranks);
+/* the summary's counters (pm_count below) */
+extern _Atomic unsigned long pm_n_calls[PM_NCOLL][PM_NWHY];
+extern _Atomic unsigned long long pm_n_bytes[PM_NCOLL][PM_NWHY];
 const char *pm_coll_name(pm_coll_t coll);
 /* PLX_LOG=info (or more): rank 0 prints its counters; debug: every rank. */
 void pm_summary_print(void);
@@ -92,31 +100,124 @@ void pm_summary_print(void);
 int pm_log_info(void);
 
 /* ---- comm_mirror.c ---- */
+/* A collective's routing rows for one communicator size, made once per
+ * communicator (policy.c): Plexus for bytes in [lo[i], hi[i]), else why. */
+#define PM_ROUTE_MAX 4      /* rows per collective and size (policy.c's table has at most 2) */
+typedef struct pm_route {
+    size_t lo[PM_ROUTE_MAX], hi[PM_ROUTE_MAX];
+    int n;
+    pm_why_t why;
+} pm_route_t;
+
+enum { PM_TWIN_NOT_YET = 0, PM_TWIN_OK, PM_TWIN_NEVER };
+
+/* The layer's record of one MPI communicator, made at its first collective
+ * call (routed or not) and hung on it as an attribute; its Plexus twin
+ * comes later, at the first blocking routed collective. */
 typedef struct pm_mirror {
-    plx_comm_t pc;
-    int size;
+    MPI_Comm comm;          /* the handle (comm_cache.c's key) */
+    int size, rank;         /* MPI's answers, asked once */
+    int inter;              /* an intercommunicator: every call stays with MPI */
+    int twin;               /* PM_TWIN_*: NEVER for a rank outside MPI_COMM_WORLD */
+    plx_comm_t pc;          /* the twin, when twin == PM_TWIN_OK */
     int is_world;           /* the context's world communicator: never freed by the layer */
-    _Atomic int refs;       /* the attribute's, plus one per call or request using it */
+    _Atomic int refs;       /* the attribute's, plus one per bridged request (requests.c) */
     int mpi_freed;          /* the MPI communicator is gone (no error handler to call) */
     size_t *scratch;        /* MPI int counts as size_t for the v-forms (one call at a time per communicator, as MPI requires) */
+    pm_route_t route[PM_NCOLL];
     struct pm_mirror *next;
 } pm_mirror_t;
-int pm_mirror_init(void);               /* keyval; MPI_COMM_WORLD's twin */
+int pm_mirror_init(void);               /* keyval; MPI_COMM_WORLD's record */
 void pm_mirror_finalize(void);
-/* The twin of comm, or NULL (no twin: the call stays with MPI).  make: a
- * blocking routed collective, where every rank of comm is present, so a
- * missing twin is made now (collective over comm; comm_mirror.c).  A
- * reference is taken for the caller (pm_mirror_unref). */
-pm_mirror_t *pm_mirror_get(MPI_Comm comm, int make);
+/* comm's record, made now if this is its first collective (NULL: comm is
+ * MPI_COMM_NULL or MPI refused the queries; the call stays with MPI).
+ * The hot path is pm_comm_rec below. */
+pm_mirror_t *pm_mirror_slow(MPI_Comm comm);
+/* Make m's twin now, with the other ranks (a blocking routed collective:
+ * every rank of the communicator is in it).  0 when it has none. */
+int pm_mirror_make_twin(pm_mirror_t *m);
 void pm_mirror_unref(pm_mirror_t *m);
 /* arrays * size size_t entries of m's scratch, or NULL (no memory) */
 size_t *pm_mirror_scratch(pm_mirror_t *m, int arrays);
-/* comm was looked at already: it has a twin, or can have none */
-int pm_mirror_known(MPI_Comm comm);
 /* twins made so far (the summary) */
 unsigned long pm_mirror_made(void);
 
+/* ---- comm_cache.c: handle -> record without asking MPI ---- */
+#define PM_CACHE_BITS 11
+#define PM_CACHE_SLOTS (1u << PM_CACHE_BITS)
+#define PM_SLOT_EMPTY ((uintptr_t)0)    /* no MPI handle is 0 or 1 (pointers; MPICH's kind bits) */
+#define PM_SLOT_TOMB ((uintptr_t)1)
+typedef struct pm_slot {
+    _Atomic uintptr_t key;
+    pm_mirror_t *_Atomic rec;
+} pm_slot_t;
+extern pm_slot_t pm_cache[PM_CACHE_SLOTS];
+int pm_cache_insert(MPI_Comm comm, pm_mirror_t *m);    /* 0: table full (not cached) */
+void pm_cache_remove(MPI_Comm comm, const pm_mirror_t *m);
+
+static inline uintptr_t pm_cache_key(MPI_Comm comm) { return (uintptr_t)comm; }
+static inline uintptr_t pm_cache_key_type(MPI_Datatype t) { return (uintptr_t)t; }
+
+/* the top `bits` bits of a multiplicative hash of a handle's bits */
+static inline unsigned pm_hash(uintptr_t k, int bits)
+{
+    uint64_t x = (uint64_t)k;
+    x ^= x >> 29;
+    x *= 0x9E3779B97F4A7C15ull;
+    return (unsigned)(x >> (64 - bits));
+}
+
+static inline unsigned pm_cache_home(uintptr_t k) { return pm_hash(k, PM_CACHE_BITS); }
+
+/* PM_TO_PLEXUS, or why not (PM_WHY_COLL, PM_WHY_SIZE, PM_WHY_UNMEASURED),
+ * for `bytes` (the size as perf/ counts it: the whole result of
+ * allgather/gather, ...) on m's communicator. */
+static inline pm_why_t pm_route(const pm_mirror_t *m, pm_coll_t coll, size_t bytes)
+{
+    const pm_route_t *r = &m->route[coll];
+    for (int i = 0; i < r->n; i++)
+        if (bytes >= r->lo[i] && bytes < r->hi[i]) return PM_TO_PLEXUS;
+    return r->why;
+}
+
+static inline pm_mirror_t *pm_cache_find(MPI_Comm comm)
+{
+    uintptr_t k = pm_cache_key(comm);
+    unsigned i = pm_cache_home(k);
+    for (unsigned n = 0; n < PM_CACHE_SLOTS; n++, i = (i + 1) & (PM_CACHE_SLOTS - 1)) {
+        uintptr_t s = atomic_load_explicit(&pm_cache[i].key, memory_order_acquire);
+        if (s == k) return atomic_load_explicit(&pm_cache[i].rec, memory_order_relaxed);
+        if (s == PM_SLOT_EMPTY) return NULL;
+    }
+    return NULL;
+}
+
+/* The record of comm: a compare for MPI_COMM_WORLD, a table probe for a
+ * communicator seen before, the slow path at its first collective. */
+static inline pm_mirror_t *pm_comm_rec(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD) return pm.world;
+    pm_mirror_t *m = pm_cache_find(comm);
+    return m ? m : pm_mirror_slow(comm);
+}
+
 /* ---- dtype_map.c ---- */
+/* The predefined datatypes' sizes and Plexus twins, asked once (MPI_Init). */
+void pm_types_init(void);
+/* A predefined datatype (pm_type_find below) */
+typedef struct pm_type_info {
+    MPI_Datatype t;
+    int used;
+    long size;
+    int red;                /* what a reduction may do with it: PM_RED_* */
+    plx_dtype_t pdt;        /* its Plexus twin (PM_RED_INT, PM_RED_FLOAT) */
+    int dense;              /* count elements lie as count * size bytes */
+} pm_type_info_t;
+enum { PM_RED_NONE = 0, PM_RED_INT, PM_RED_FLOAT, PM_RED_BYTE };
+#define PM_TYPE_BITS 8
+#define PM_TYPE_SLOTS (1u << PM_TYPE_BITS)     /* ~40 types: most found at the first probe */
+extern pm_type_info_t pm_types[PM_TYPE_SLOTS];
+long pm_type_size_asked(MPI_Datatype type);     /* a derived type: MPI's answer, or -1 */
 /* PM_TO_PLEXUS with *pdt and *pop set, or PM_WHY_TYPE / PM_WHY_OP. */
 pm_why_t pm_map_reduction(MPI_Datatype dt, MPI_Op op, plx_dtype_t *pdt, plx_op_t *pop);
 /* A buffer handed to Plexus as plain bytes: the user's own when the
@@ -142,8 +243,6 @@ int pm_stage_open_v(pm_stage_t *s, const void *buf, const int *counts, const int
                     MPI_Datatype type, int copy_in, int copy_out, void **ptr, size_t *bcounts,
                     size_t *bdispls);
 int pm_stage_close(pm_stage_t *s);      /* unpack (if out) and free */
-/* bytes of one element of type, or -1 */
-long pm_type_size(MPI_Datatype type);
 void *pm_in_place(const void *buf);     /* MPI_IN_PLACE -> PLX_IN_PLACE */
 
 /* ---- op_user.c ---- */
@@ -164,17 +263,12 @@ typedef struct pm_call {
     MPI_Comm comm;
     int size, rank;         /* of comm (MPI's answer: the twin has the same ranks) */
     int blocking;           /* a blocking call: may make the twin (comm_mirror.c) */
-    pm_mirror_t *m;         /* the twin, once routed */
+    pm_mirror_t *m;         /* comm's record (pm_call_begin; no reference: MPI forbids
+                             * freeing a communicator inside a call on it) */
     pm_stage_t stage[2];
     int nstage;
 } pm_call_t;
-/* 0 when the call must stay with MPI at once (layer off, intercommunicator:
- * counted); else fills size and rank. */
-int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm, MPI_Request *mreq);
-/* Decide from a prior reason, the routing table and the twin (looked up
- * last: the cheap tests first keep fall-through calls cheap); counts;
- * 1 with c->m set, or 0: fall through. */
-int pm_call_route(pm_call_t *c, pm_why_t why, size_t bytes);
+/* pm_call_begin and pm_call_route: below (inline) */
 /* After plx_i*: blocking (mreq NULL) waits, nonblocking makes *mreq.  Any
  * failure goes to the communicator's error handler.  Returns an MPI code. */
 int pm_call_finish(pm_call_t *c, plx_status_t started, plx_request_t preq, MPI_Request *mreq);
@@ -182,9 +276,91 @@ int pm_call_finish(pm_call_t *c, plx_status_t started, plx_request_t preq, MPI_R
 int pm_call_abandon(pm_call_t *c, int mpi_code);
 
 /* ---- requests.c ---- */
-void pm_progress(void);                 /* complete the MPI requests of finished Plexus ones */
+extern _Atomic int pm_n_inflight;       /* bridged requests not yet completed */
+void pm_progress_slow(void);            /* pm_progress when some are in flight */
 void pm_poke_mpi(void);                 /* let MPI's own progress engine run once */
 void pm_drain(void);                    /* MPI_Finalize: every bridged request done */
 int pm_bridge(pm_call_t *c, plx_request_t preq, MPI_Request *mreq);
+
+/* ---- the hot path, inline: what every collective call runs before it
+ * knows where it goes.  A call left to MPI must cost only a few loads and
+ * compares here (issue 15), so nothing below asks MPI anything. */
+
+/* complete the MPI requests of finished Plexus ones (one load when none) */
+static inline void pm_progress(void)
+{
+    if (atomic_load_explicit(&pm_n_inflight, memory_order_relaxed)) pm_progress_slow();
+}
+
+/* Count a call (the summary, printed only with PLX_LOG=info or more:
+ * without it nothing is counted).  Plain increments unless MPI runs with
+ * MPI_THREAD_MULTIPLE: a locked add on every call was a measurable share
+ * of a call left to MPI. */
+static inline void pm_count(pm_coll_t coll, pm_why_t why, size_t bytes)
+{
+    if (!pm.counting) return;           /* nobody will print them */
+    _Atomic unsigned long *n = &pm_n_calls[coll][why];
+    _Atomic unsigned long long *b = &pm_n_bytes[coll][why];
+    if (pm.thread_level == MPI_THREAD_MULTIPLE) {
+        atomic_fetch_add_explicit(n, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(b, bytes, memory_order_relaxed);
+        return;
+    }
+    /* one thread in MPI at a time: no locked instruction needed */
+    atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1, memory_order_relaxed);
+    atomic_store_explicit(b, atomic_load_explicit(b, memory_order_relaxed) + bytes,
+                          memory_order_relaxed);
+}
+
+static inline const pm_type_info_t *pm_type_find(MPI_Datatype t)
+{
+    unsigned i = pm_hash(pm_cache_key_type(t), PM_TYPE_BITS);
+    for (unsigned n = 0; n < PM_TYPE_SLOTS && pm_types[i].used; n++, i = (i + 1) & (PM_TYPE_SLOTS - 1))
+        if (pm_types[i].t == t) return &pm_types[i];
+    return NULL;
+}
+
+/* bytes of one element of type, or -1 */
+static inline long pm_type_size(MPI_Datatype type)
+{
+    const pm_type_info_t *ti = pm_type_find(type);
+    return ti ? ti->size : pm_type_size_asked(type);
+}
+
+/* 0 when the call must stay with MPI at once (layer off, intercommunicator:
+ * counted); else fills m, size and rank: from the record, no MPI query. */
+static inline int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm, MPI_Request *mreq)
+{
+    c->blocking = mreq == NULL;
+    c->coll = coll;
+    c->comm = comm;
+    c->nstage = 0;
+    if (!pm.active) return 0;
+    pm_progress();
+    pm_mirror_t *m = c->m = comm == MPI_COMM_NULL ? NULL : pm_comm_rec(comm);
+    if (!m || m->inter) {
+        pm_count(coll, PM_WHY_COMM, 0);
+        return 0;
+    }
+    /* no row routes this collective on this communicator at any size: to
+     * MPI at once, unless the summary must count its bytes and reason */
+    if (!m->route[coll].n && !pm.counting) return 0;
+    c->size = m->size;
+    c->rank = m->rank;
+    return 1;
+}
+
+int pm_call_twin(pm_call_t *c);         /* call.c: make the twin (first blocking routed call) */
+
+/* Decide from a prior reason, the communicator's routing rows and its
+ * twin (made at the first blocking routed call); counts; 1: to Plexus
+ * (c->m->pc), 0: fall through. */
+static inline int pm_call_route(pm_call_t *c, pm_why_t why, size_t bytes)
+{
+    if (why == PM_TO_PLEXUS) why = pm_route(c->m, c->coll, bytes);
+    if (why == PM_TO_PLEXUS && c->m->twin != PM_TWIN_OK) why = (pm_why_t)pm_call_twin(c);
+    pm_count(c->coll, why, bytes);
+    return why == PM_TO_PLEXUS;
+}
 
 #endif /* PLX_MPI_LAYER_H */

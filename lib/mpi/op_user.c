@@ -28,6 +28,9 @@ typedef struct user_op {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static user_op_t *ops;
 static user_op_t *retired;  /* freed twins: calls in flight may still use them */
+/* MPI_Op_create'd ops seen: none (most codes) spares every reduction with
+ * MPI_LAND, MPI_MINLOC, ... the lock and the list */
+static _Atomic int n_created;
 
 /* Plexus' callback: in op inout in MPI's order; MPI counts are int */
 static void call_user(const void *in, void *inout, size_t count, plx_dtype_t dtype, void *user)
@@ -48,6 +51,7 @@ static void call_user(const void *in, void *inout, size_t count, plx_dtype_t dty
 
 int pm_user_op(MPI_Op op, MPI_Datatype dt, plx_op_t *pop)
 {
+    if (!atomic_load_explicit(&n_created, memory_order_relaxed)) return 0;
     int found = 0;
     pthread_mutex_lock(&lock);
     user_op_t *base = NULL;
@@ -91,6 +95,7 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
     pthread_mutex_lock(&lock);
     u->next = ops;
     ops = u;
+    atomic_store(&n_created, 1);
     pthread_mutex_unlock(&lock);
     return rc;
 }

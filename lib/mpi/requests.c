@@ -42,7 +42,7 @@ typedef struct bridge {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static bridge_t *inflight;
-static _Atomic int n_inflight;
+_Atomic int pm_n_inflight;
 
 static int query_fn(void *extra, MPI_Status *status)
 {
@@ -94,11 +94,14 @@ int pm_bridge(pm_call_t *c, plx_request_t preq, MPI_Request *mreq)
     }
     b->preq = preq;
     b->call = *c;
+    /* MPI lets the application free the communicator before the request
+     * completes: the record (and its twin) stay until complete() */
+    atomic_fetch_add(&c->m->refs, 1);
     *mreq = b->mreq;
     pthread_mutex_lock(&lock);
     b->next = inflight;
     inflight = b;
-    atomic_fetch_add(&n_inflight, 1);
+    atomic_fetch_add(&pm_n_inflight, 1);
     pthread_mutex_unlock(&lock);
     return MPI_SUCCESS;
 }
@@ -122,9 +125,8 @@ static void complete(bridge_t *b, plx_status_t st)
     release(b, 0);
 }
 
-void pm_progress(void)
+void pm_progress_slow(void)
 {
-    if (atomic_load_explicit(&n_inflight, memory_order_relaxed) == 0) return;
     if (pthread_mutex_trylock(&lock) != 0) return;  /* another thread is at it */
     bridge_t *done = NULL;
     for (bridge_t **p = &inflight; *p;) {
@@ -136,7 +138,7 @@ void pm_progress(void)
             continue;
         }
         *p = b->next;
-        atomic_fetch_sub(&n_inflight, 1);
+        atomic_fetch_sub(&pm_n_inflight, 1);
         b->code = (int)st;      /* the Plexus status until complete() */
         b->next = done;
         done = b;
@@ -152,7 +154,7 @@ void pm_progress(void)
 
 static int plexus_in_flight(void)
 {
-    return pm.active && atomic_load_explicit(&n_inflight, memory_order_relaxed) > 0;
+    return pm.active && atomic_load_explicit(&pm_n_inflight, memory_order_relaxed) > 0;
 }
 
 /* in the Wait* loops: spin a little, then let the other ranks have the core */
