@@ -69,7 +69,7 @@ static plx_status_t check_buf(const char *fn, const char *what, const void *buf,
 /* count x size x element size must fit in memory arithmetic. */
 static plx_status_t check_extent(const char *fn, size_t count, plx_dtype_t dt, int nblocks)
 {
-    size_t es = plx_dtype_size(dt);
+    size_t es = plx_dtype_size_fast(dt);
     if (count && count > SIZE_MAX / es / (size_t)nblocks)
         return plx_bad_arg(fn, "count %zu of %s overflows the address space", count, plx_dtype_name(dt));
     return PLX_SUCCESS;
@@ -91,9 +91,10 @@ static plx_status_t start_coll_locked(plx_comm_t comm, const coll_args_t *a, plx
         if (plx_dev_start_locked(comm, a, req, &dst)) return dst;
         if (dcall) comm->callrec->next--;   /* not taken: numbered again below */
     }
-    size_t bytes = coll_select_count(comm, a) * plx_dtype_size(a->dt);
-    /* a non-commutative user op needs an algorithm that keeps rank order */
-    int need_order = coll_is_reduction(a->coll) && !plx_op_commutative(a->op);
+    size_t bytes = coll_select_count(comm, a) * plx_dtype_size_fast(a->dt);
+    /* a non-commutative user op needs an algorithm that keeps rank order
+     * (built-in ops are all commutative: no call for them) */
+    int need_order = plx_op_is_user(a->op) && coll_is_reduction(a->coll) && !plx_op_commutative(a->op);
     const coll_algo_t *algo = plx_select_algo_for(comm->ctx->select, a->coll, bytes, comm, need_order);
     if (!algo) return PLX_ERR_INTERNAL;
     /* the v-forms' direct algorithms run on the slots' windows and
@@ -105,7 +106,7 @@ static plx_status_t start_coll_locked(plx_comm_t comm, const coll_args_t *a, plx
     if (algo->node_slots == COLL_NODE_DIRECT) {
         st = plx_req_start_direct(comm, a, req);
     } else if (algo->node_slots) {
-        st = plx_req_start_slots(comm, a, req);
+        st = plx_req_start_slots(comm, a, coll_sig_word(&sig), req);   /* the signature built once */
     } else {
         plx_sched_t *s = sched_new(comm, plx_coll_name(a->coll));
         if (!s) return PLX_ERR_NO_MEMORY;

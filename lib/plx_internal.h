@@ -18,6 +18,16 @@
 #include "log.h"
 #include "transport.h"
 
+/* plx_dtype_size without a call (an 8-byte collective needs it several
+ * times): log2 of each size, a nibble per datatype; 0 for an unknown one.
+ * lib/dtype.c's plx_dtype_size is this. */
+#define PLX_DTYPE_LOG2_SIZES 0x3211332200ull
+static inline size_t plx_dtype_size_fast(plx_dtype_t dt)
+{
+    return (unsigned)dt < PLX_DTYPE_COUNT ? (size_t)1 << ((PLX_DTYPE_LOG2_SIZES >> (4 * (unsigned)dt)) & 15)
+                                          : 0;
+}
+
 /* NCCLCHECK-style propagation of a status. */
 #define PLX_CHECK(call)                                   \
     do {                                                  \

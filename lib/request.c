@@ -160,12 +160,13 @@ plx_status_t plx_req_start_sched(plx_sched_t *s, plx_request_t *out)
     return PLX_SUCCESS;
 }
 
-plx_status_t plx_req_start_slots(plx_comm_t comm, const coll_args_t *a, plx_request_t *out)
+plx_status_t plx_req_start_slots(plx_comm_t comm, const coll_args_t *a, uint64_t sig,
+                                 plx_request_t *out)
 {
     struct plx_request *r = plx_req_alloc(comm->ctx);
     if (!r) return PLX_ERR_NO_MEMORY;
     r->kind = REQ_SLOTS;
-    plx_slots_start(comm, a, &r->slots);
+    plx_slots_start(comm, a, sig, &r->slots);
     plx_req_activate(r);
     /* the peers may all be there already: the fast small case ends here */
     if (plx_slots_advance(&r->slots)) finish(r, r->slots.status);

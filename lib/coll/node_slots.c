@@ -274,27 +274,32 @@ static const void *payload(const slots_op_t *op)
         return a->rbuf;
     case PLX_COLL_ALLGATHER:
         return coll_in_place(a->sbuf) ? COLL_CAT(a->rbuf, (size_t)op->ns->me * a->count,
-                                                 plx_dtype_size(a->dt))
+                                                 plx_dtype_size_fast(a->dt))
                                       : a->sbuf;
     default:   /* allreduce, reduce (in place at the root: the input is rbuf) */
         return coll_in_place(a->sbuf) ? a->rbuf : a->sbuf;
     }
 }
 
-plx_status_t plx_slots_start(plx_comm_t comm, const coll_args_t *a, slots_op_t *op)
+plx_status_t plx_slots_start(plx_comm_t comm, const coll_args_t *a, uint64_t sig, slots_op_t *op)
 {
     if (coll_is_v(a->coll)) return plx_slots_v_start(comm, a, op, PLX_SLOTS_V_SPILL_BIG);
     struct node_slots *ns = comm->slots;
-    memset(op, 0, sizeof *op);
+    /* every field this file reads, set one by one: the v-forms' tail of
+     * op is theirs alone (plx_slots_v_start zeroes it), so no memset of
+     * the whole op on the 8-byte path */
     op->comm = comm;
     op->ns = ns;
     op->a = *a;
     op->seq = ns->next_seq++;
-    op->bytes = a->count * plx_dtype_size(a->dt);
-    coll_sig_t sig = coll_sig_of(op->comm, a);
-    op->sig = coll_sig_word(&sig);
+    op->bytes = a->count * plx_dtype_size_fast(a->dt);
     op->phase = SLOTS_WRITE;
+    op->next = 0;
+    op->sig = sig;
+    op->late = 0;
     op->status = PLX_SUCCESS;
+    op->vmem = NULL;
+    op->moved = 0;
     return PLX_SUCCESS;
 }
 
@@ -436,7 +441,7 @@ static void compute(slots_op_t *op)
     }
     case PLX_COLL_ALLGATHER:
         for (int m = 0; m < ns->n; m++) {
-            void *dst = COLL_AT(a->rbuf, (size_t)m * a->count, plx_dtype_size(a->dt));
+            void *dst = COLL_AT(a->rbuf, (size_t)m * a->count, plx_dtype_size_fast(a->dt));
             if (m == ns->me && coll_in_place(a->sbuf)) continue;
             memcpy(dst, data_of(ns, ns->win[m], s, op->bytes), op->bytes);
         }
