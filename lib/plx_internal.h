@@ -184,6 +184,18 @@ struct plx_comm {
      * (0 = detect), and the device state made at the first device collective */
     int mem_type;
     struct plx_dev_comm *dev;
+    /* what the last collective call derived from its arguments alone
+     * (lib/api_coll.c; algo NULL: none): a loop of the same call skips
+     * the selection and the signature */
+    struct plx_call_plan {
+        const struct coll_algo *algo;
+        int coll, dt, op, root;        /* the key, with count */
+        size_t count;
+        int path;                      /* CALLREC_* (lib/coll/call_record.h) */
+        uint64_t sig[2];               /* coll_sig_t (lib/coll/signature.h) */
+        uint64_t sig_word;             /* its node-local slot form */
+        uint64_t rec;                  /* its call-record hash */
+    } plan;
 };
 
 /* Release every comm of ctx, live or freed, and all they hold (finalize). */
