@@ -59,7 +59,7 @@ static inline uint64_t coll_sig_bytes(plx_comm_t comm, const coll_args_t *a)
 }
 
 /* Inline: every collective call builds one (the 8-byte path counts its
- * instructions; perf/RESULTS.md "Issue 13: the small-size cost"). */
+ * instructions; perf/RESULTS.md "Issue 13: the cost of an 8-byte call"). */
 static inline coll_sig_t coll_sig_of(plx_comm_t comm, const coll_args_t *a)
 {
     coll_sig_t s;
