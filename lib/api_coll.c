@@ -69,48 +69,88 @@ static plx_status_t check_buf(const char *fn, const char *what, const void *buf,
 /* count x size x element size must fit in memory arithmetic. */
 static plx_status_t check_extent(const char *fn, size_t count, plx_dtype_t dt, int nblocks)
 {
-    size_t es = plx_dtype_size(dt);
-    if (count && count > SIZE_MAX / es / (size_t)nblocks)
+    size_t es = plx_dtype_size_fast(dt), b;
+    /* overflow flags, not two divisions: this runs on every call */
+    if (__builtin_mul_overflow(count, es, &b) || __builtin_mul_overflow(b, (size_t)nblocks, &b))
         return plx_bad_arg(fn, "count %zu of %s overflows the address space", count, plx_dtype_name(dt));
     return PLX_SUCCESS;
 }
 
 /* ---- running ------------------------------------------------------------------ */
+/* What a call derives from its arguments alone: the algorithm (the
+ * selector's rules and every algorithm's can_run answer are fixed for a
+ * comm once asked), its call-record path, its signature in both forms.
+ * NULL algo: the selector found none. */
+static void make_plan(plx_comm_t comm, const coll_args_t *a, struct plx_call_plan *pl)
+{
+    size_t bytes = coll_select_count(comm, a) * plx_dtype_size_fast(a->dt);
+    /* a non-commutative user op needs an algorithm that keeps rank order
+     * (built-in ops are all commutative: no call for them) */
+    int need_order = plx_op_is_user(a->op) && coll_is_reduction(a->coll) && !plx_op_commutative(a->op);
+    const coll_algo_t *algo = plx_select_algo_for(comm->ctx->select, a->coll, bytes, comm, need_order);
+    coll_sig_t sig = coll_sig_of(comm, a);
+    pl->coll = a->coll;
+    pl->dt = a->dt;
+    pl->op = a->op;
+    pl->root = a->root;
+    pl->count = a->count;
+    /* the v-forms' direct algorithms run on the slots' windows and
+     * sequence (lib/coll/node_direct_v.c): the slots path for the records */
+    pl->path = !algo ? CALLREC_OTHER
+             : algo->node_slots == COLL_NODE_DIRECT && !coll_is_v(a->coll) ? CALLREC_DIRECT
+             : algo->node_slots ? CALLREC_SLOTS : CALLREC_SCHED;
+    pl->sig[0] = sig.word[0];
+    pl->sig[1] = sig.word[1];
+    pl->sig_word = coll_sig_word(&sig);
+    pl->rec = plx_callrec_hash(&sig);
+    pl->algo = algo;
+}
+
+/* The plan of this call: comm's last one when the key matches.  Not kept
+ * for the v-forms (their counts are arrays) nor user ops (a freed handle
+ * may come back with another commutativity). */
+static const struct plx_call_plan *plan_of(plx_comm_t comm, const coll_args_t *a,
+                                           struct plx_call_plan *tmp)
+{
+    struct plx_call_plan *pl = &comm->plan;
+    if (__builtin_expect(pl->algo && pl->coll == (int)a->coll && pl->count == a->count &&
+                         pl->dt == (int)a->dt && pl->op == (int)a->op && pl->root == a->root, 1))
+        return pl;
+    if (coll_is_v(a->coll) || plx_op_is_user(a->op)) pl = tmp;
+    make_plan(comm, a, pl);
+    return pl;
+}
+
 /* Build the chosen algorithm's schedule and start it as a request. */
 static plx_status_t start_coll_locked(plx_comm_t comm, const coll_args_t *a, plx_request_t *req)
 {
-    /* what this rank calls, compared by the schedule ring and published
-     * with the path it takes for the ranks that take another one
-     * (lib/coll/call_record.h; one store) */
-    coll_sig_t sig = coll_sig_of(comm, a);
     /* Device buffers go to lib/device.c (NCCL or staging).  dev_on is 0
      * when no CUDA device is usable: one predictable branch, no CUDA call. */
     if (__builtin_expect(comm->ctx->dev_on, 0)) {
         plx_status_t dst;
+        coll_sig_t sig = coll_sig_of(comm, a);
         uint64_t dcall = plx_callrec_publish(comm, &sig, CALLREC_OTHER);   /* numbered alike */
         if (plx_dev_start_locked(comm, a, req, &dst)) return dst;
         if (dcall) comm->callrec->next--;   /* not taken: numbered again below */
     }
-    size_t bytes = coll_select_count(comm, a) * plx_dtype_size(a->dt);
-    /* a non-commutative user op needs an algorithm that keeps rank order */
-    int need_order = coll_is_reduction(a->coll) && !plx_op_commutative(a->op);
-    const coll_algo_t *algo = plx_select_algo_for(comm->ctx->select, a->coll, bytes, comm, need_order);
+    struct plx_call_plan tmp;
+    const struct plx_call_plan *pl = plan_of(comm, a, &tmp);
+    const coll_algo_t *algo = pl->algo;
     if (!algo) return PLX_ERR_INTERNAL;
-    /* the v-forms' direct algorithms run on the slots' windows and
-     * sequence (lib/coll/node_direct_v.c): the slots path for the records */
-    int path = algo->node_slots == COLL_NODE_DIRECT && !coll_is_v(a->coll) ? CALLREC_DIRECT
-             : algo->node_slots ? CALLREC_SLOTS : CALLREC_SCHED;
-    uint64_t call = plx_callrec_publish(comm, &sig, path);
+    /* what this rank calls, compared by each path's own check and
+     * published with the path it takes for the ranks that take another
+     * one (lib/coll/call_record.h; one store) */
+    uint64_t call = plx_callrec_publish_hash(comm, pl->rec, pl->path);
     plx_status_t st;
     if (algo->node_slots == COLL_NODE_DIRECT) {
         st = plx_req_start_direct(comm, a, req);
     } else if (algo->node_slots) {
-        st = plx_req_start_slots(comm, a, req);
+        st = plx_req_start_slots(comm, a, pl->sig_word, req);
     } else {
         plx_sched_t *s = sched_new(comm, plx_coll_name(a->coll));
         if (!s) return PLX_ERR_NO_MEMORY;
         /* every rank checks that the ranks agree on the call (PLX_ERR_MISMATCH) */
-        sched_sign(s, sig.word);
+        sched_sign(s, pl->sig);
         st = algo->build(s, comm, a);
         if (st != PLX_SUCCESS) {
             sched_free(s);

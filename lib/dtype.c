@@ -2,16 +2,14 @@
  * lib/dtype.c — element sizes and names of the public datatypes and ops
  * (plx_dtype_size, plx_dtype_name, plx_op_name from plexus.h).
  */
-#include "plexus.h"
+#include "plx_internal.h"
 #include "core/user_op.h"
 
-/* Designated initialisers keep each entry next to its enum value. */
-static const size_t dtype_sizes[PLX_DTYPE_COUNT] = {
-    [PLX_INT8] = 1,    [PLX_UINT8] = 1,    [PLX_INT32] = 4,   [PLX_UINT32] = 4,
-    [PLX_INT64] = 8,   [PLX_UINT64] = 8,   [PLX_FLOAT16] = 2, [PLX_BFLOAT16] = 2,
-    [PLX_FLOAT32] = 4, [PLX_FLOAT64] = 8,
-};
+/* The sizes are plx_internal.h's PLX_DTYPE_LOG2_SIZES (inline for the hot
+ * path); a new datatype needs its nibble there. */
+_Static_assert(PLX_DTYPE_COUNT == 10, "PLX_DTYPE_LOG2_SIZES has a nibble for each of 10 datatypes");
 
+/* Designated initialisers keep each entry next to its enum value. */
 static const char *const dtype_names[PLX_DTYPE_COUNT] = {
     [PLX_INT8] = "int8",       [PLX_UINT8] = "uint8",       [PLX_INT32] = "int32",
     [PLX_UINT32] = "uint32",   [PLX_INT64] = "int64",       [PLX_UINT64] = "uint64",
@@ -27,7 +25,7 @@ static const char *const op_names[PLX_OP_COUNT] = {
 /* The unsigned compare also rejects negative values cast into the enum. */
 size_t plx_dtype_size(plx_dtype_t dtype)
 {
-    return (unsigned)dtype < PLX_DTYPE_COUNT ? dtype_sizes[dtype] : 0;
+    return plx_dtype_size_fast(dtype);
 }
 
 const char *plx_dtype_name(plx_dtype_t dtype)

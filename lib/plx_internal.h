@@ -18,6 +18,16 @@
 #include "log.h"
 #include "transport.h"
 
+/* plx_dtype_size without a call (an 8-byte collective needs it several
+ * times): log2 of each size, a nibble per datatype; 0 for an unknown one.
+ * lib/dtype.c's plx_dtype_size is this. */
+#define PLX_DTYPE_LOG2_SIZES 0x3211332200ull
+static inline size_t plx_dtype_size_fast(plx_dtype_t dt)
+{
+    return (unsigned)dt < PLX_DTYPE_COUNT ? (size_t)1 << ((PLX_DTYPE_LOG2_SIZES >> (4 * (unsigned)dt)) & 15)
+                                          : 0;
+}
+
 /* NCCLCHECK-style propagation of a status. */
 #define PLX_CHECK(call)                                   \
     do {                                                  \
@@ -174,6 +184,18 @@ struct plx_comm {
      * (0 = detect), and the device state made at the first device collective */
     int mem_type;
     struct plx_dev_comm *dev;
+    /* what the last collective call derived from its arguments alone
+     * (lib/api_coll.c; algo NULL: none): a loop of the same call skips
+     * the selection and the signature */
+    struct plx_call_plan {
+        const struct coll_algo *algo;
+        int coll, dt, op, root;        /* the key, with count */
+        size_t count;
+        int path;                      /* CALLREC_* (lib/coll/call_record.h) */
+        uint64_t sig[2];               /* coll_sig_t (lib/coll/signature.h) */
+        uint64_t sig_word;             /* its node-local slot form */
+        uint64_t rec;                  /* its call-record hash */
+    } plan;
 };
 
 /* Release every comm of ctx, live or freed, and all they hold (finalize). */

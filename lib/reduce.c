@@ -18,6 +18,7 @@
  * that no restrict promise is ever broken.
  */
 #include "reduce.h"
+#include "plx_internal.h"   /* plx_dtype_size_fast */
 
 #include <stdint.h>
 #include <string.h>
@@ -271,13 +272,13 @@ void plx_reduce_local(void *inout, const void *in, size_t n, plx_dtype_t dt, plx
 {
     if (plx_op_is_user(op)) {
         const plx_user_op_t *u = plx_user_op_get(op);
-        size_t es = plx_dtype_size(dt);
+        size_t es = plx_dtype_size_fast(dt);
         if (u && es && n) user2(u, inout, in, n, dt, es);
         return;
     }
     const struct kern *k = lookup(dt, op);
     if (!k || n == 0) return;
-    size_t es = plx_dtype_size(dt);
+    size_t es = plx_dtype_size_fast(dt);
     if (inout == in || misaligned(inout, es) || misaligned(in, es))
         staged2(k, inout, in, n, es);
     else
@@ -289,13 +290,13 @@ void plx_reduce_local3(void *dst, const void *a, const void *b, size_t n, plx_dt
 {
     if (plx_op_is_user(op)) {
         const plx_user_op_t *u = plx_user_op_get(op);
-        size_t es = plx_dtype_size(dt);
+        size_t es = plx_dtype_size_fast(dt);
         if (u && es && n) user3(u, dst, a, b, n, dt, es);
         return;
     }
     const struct kern *k = lookup(dt, op);
     if (!k || n == 0) return;
-    size_t es = plx_dtype_size(dt);
+    size_t es = plx_dtype_size_fast(dt);
     if (misaligned(dst, es) || misaligned(a, es) || misaligned(b, es))
         staged3(k, dst, a, b, n, es);
     else if (dst == a && dst == b)
@@ -367,7 +368,7 @@ void plx_avg_finish(void *buf, size_t n, plx_dtype_t dt, int divisor)
 {
     /* divisor 1 is the identity; < 1 is a caller bug we refuse to act on. */
     if ((unsigned)dt >= PLX_DTYPE_COUNT || n == 0 || divisor <= 1) return;
-    size_t es = plx_dtype_size(dt);
+    size_t es = plx_dtype_size_fast(dt);
     if (!misaligned(buf, es)) {
         avg_fns[dt](buf, n, divisor);
         return;

@@ -160,16 +160,25 @@ plx_status_t plx_req_start_sched(plx_sched_t *s, plx_request_t *out)
     return PLX_SUCCESS;
 }
 
-plx_status_t plx_req_start_slots(plx_comm_t comm, const coll_args_t *a, plx_request_t *out)
+plx_status_t plx_req_start_slots(plx_comm_t comm, const coll_args_t *a, uint64_t sig,
+                                 plx_request_t *out)
 {
     struct plx_request *r = plx_req_alloc(comm->ctx);
     if (!r) return PLX_ERR_NO_MEMORY;
     r->kind = REQ_SLOTS;
-    plx_slots_start(comm, a, &r->slots);
-    plx_req_activate(r);
-    /* the peers may all be there already: the fast small case ends here */
-    if (plx_slots_advance(&r->slots)) finish(r, r->slots.status);
+    plx_slots_start(comm, a, sig, &r->slots);
     *out = r;
+    /* the peers may all be there already: the fast small case ends here,
+     * without entering the active list (nobody else has seen r yet; the
+     * lock is held) */
+    int ended = plx_slots_advance(&r->slots);
+    if (__builtin_expect(ended && r->slots.status == PLX_SUCCESS, 1)) {
+        r->status = PLX_SUCCESS;
+        __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+        return PLX_SUCCESS;
+    }
+    plx_req_activate(r);
+    if (ended) finish(r, r->slots.status);
     return PLX_SUCCESS;
 }
 

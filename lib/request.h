@@ -93,8 +93,10 @@ void plx_req_release(struct plx_request *r);
 /* Start schedule s and hand back its request (s belongs to the request
  * from here on, also on failure). */
 plx_status_t plx_req_start_sched(plx_sched_t *s, plx_request_t *out);
-/* Start a node-local collective (lib/coll/node_slots.c) as a request. */
-plx_status_t plx_req_start_slots(plx_comm_t comm, const coll_args_t *a, plx_request_t *out);
+/* Start a node-local collective (lib/coll/node_slots.c) as a request;
+ * sig: coll_sig_word of the call (the caller has built it already). */
+plx_status_t plx_req_start_slots(plx_comm_t comm, const coll_args_t *a, uint64_t sig,
+                                 plx_request_t *out);
 /* Start a node-local single-copy collective (lib/coll/node_direct.c). */
 plx_status_t plx_req_start_direct(plx_comm_t comm, const coll_args_t *a, plx_request_t *out);
 /* Start a hook request (lock held); its advance runs once at once. */

@@ -228,10 +228,14 @@ const coll_algo_t *plx_select_algo_for(plx_select_t *sel, plx_coll_t coll, size_
         return NULL;
     }
     unsigned idx = (unsigned)(a - plx_coll_algos);
-    /* (a communicator without a context: the unit test's stand-in) */
-    const char *tn = comm && comm->ctx ? plx_comm_transports(comm) : "-";
-    unsigned tm = comm && comm->ctx ? comm->tmask & 15u : 0;
+    /* (a communicator without a context: the unit test's stand-in);
+     * the transports' names are built once per comm (that sets tmask) and
+     * read only to log a first use: no call on every collective */
+    int real = comm && comm->ctx;
+    if (real && !comm->transports[0]) plx_comm_transports(comm);
+    unsigned tm = real ? comm->tmask & 15u : 0;
     if (idx < 64 && !(sel->logged[coll][tm] & (1ull << idx))) {
+        const char *tn = real ? plx_comm_transports(comm) : "-";
         sel->logged[coll][tm] |= 1ull << idx;
         plx_info("%s of %zu bytes on %d ranks: algorithm %s over %s (first use)", plx_coll_name(coll),
                  bytes, comm_size, a->name, tn);

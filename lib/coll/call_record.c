@@ -131,11 +131,11 @@ plx_status_t plx_callrec_check(plx_comm_t comm, uint64_t call, const coll_sig_t 
     /* let a peer that finds the difference name this side */
     if (cr->detail_call != call) publish_detail(cr, call, sig, path);
     uint64_t tag = call & 0xffffffffu, mine = plx_callrec_hash(sig) & ~3ull;
-    char me_s[96], other_s[96];
-    coll_sig_describe(sig, me_s, sizeof me_s);
+    char me_s[96], other_s[96];   /* described only for a message: this runs every slow check */
     for (int m = 0; m < cr->n; m++) {
         if (m == cr->me) continue;
         if (__atomic_load_n(notice_of(cr->win[m]), __ATOMIC_ACQUIRE) == call) {
+            coll_sig_describe(sig, me_s, sizeof me_s);
             plx_error("plx_%s on comm %u (rank %d of %d), call %llu (%s): rank %d (world %d) found "
                       "that the ranks disagree on this call (see its message); rank %d called %s",
                       plx_coll_name((plx_coll_t)(sig->word[0] & 0xff)), comm->id, comm->rank,
@@ -175,6 +175,7 @@ plx_status_t plx_callrec_check(plx_comm_t comm, uint64_t call, const coll_sig_t 
         }
         if (++cr->defer_checks < CALLREC_DEFER_CHECKS) return PLX_SUCCESS;
     }
+    coll_sig_describe(sig, me_s, sizeof me_s);
     if (known) coll_sig_describe(&theirs, other_s, sizeof other_s);
     plx_error("plx_%s on comm %u (rank %d of %d), call %llu: the ranks disagree: rank %d called "
               "%s on %s, rank %d (world %d) %s%s%s", plx_coll_name((plx_coll_t)(sig->word[0] & 0xff)),

@@ -56,9 +56,11 @@ static inline uint64_t plx_callrec_hash(const coll_sig_t *s)
     return h & 0xffffffffu;
 }
 
-/* Number this call and publish its record: one store (release) into this
- * rank's window.  Returns the call number, 0 if comm has no records. */
-static inline uint64_t plx_callrec_publish(plx_comm_t comm, const coll_sig_t *sig, int path)
+/* Number this call and publish its record: one store (release: a plain
+ * store on x86) into this rank's window.  hash: plx_callrec_hash of its
+ * signature (lib/api_coll.c keeps it with the call's plan).  Returns the
+ * call number, 0 if comm has no records. */
+static inline uint64_t plx_callrec_publish_hash(plx_comm_t comm, uint64_t hash, int path)
 {
     if (__builtin_expect(comm->callrec_state <= 0, 0)) {
         if (comm->callrec_state < 0 || (comm->callrec_state = plx_callrec_setup(comm)) < 0) return 0;
@@ -66,9 +68,13 @@ static inline uint64_t plx_callrec_publish(plx_comm_t comm, const coll_sig_t *si
     struct call_record *cr = comm->callrec;
     uint64_t n = cr->next++;
     uint64_t *ring = (uint64_t *)(cr->win[cr->me] + CALLREC_RING_OFF);
-    __atomic_store_n(&ring[n & 7], n << 32 | (plx_callrec_hash(sig) & ~3ull) | (uint64_t)path,
-                     __ATOMIC_RELEASE);
+    __atomic_store_n(&ring[n & 7], n << 32 | (hash & ~3ull) | (uint64_t)path, __ATOMIC_RELEASE);
     return n;
+}
+
+static inline uint64_t plx_callrec_publish(plx_comm_t comm, const coll_sig_t *sig, int path)
+{
+    return plx_callrec_publish_hash(comm, plx_callrec_hash(sig), path);
 }
 
 /* The slow path of a request waiting on call number call (sig: its

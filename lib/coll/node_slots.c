@@ -274,27 +274,32 @@ static const void *payload(const slots_op_t *op)
         return a->rbuf;
     case PLX_COLL_ALLGATHER:
         return coll_in_place(a->sbuf) ? COLL_CAT(a->rbuf, (size_t)op->ns->me * a->count,
-                                                 plx_dtype_size(a->dt))
+                                                 plx_dtype_size_fast(a->dt))
                                       : a->sbuf;
     default:   /* allreduce, reduce (in place at the root: the input is rbuf) */
         return coll_in_place(a->sbuf) ? a->rbuf : a->sbuf;
     }
 }
 
-plx_status_t plx_slots_start(plx_comm_t comm, const coll_args_t *a, slots_op_t *op)
+plx_status_t plx_slots_start(plx_comm_t comm, const coll_args_t *a, uint64_t sig, slots_op_t *op)
 {
     if (coll_is_v(a->coll)) return plx_slots_v_start(comm, a, op, PLX_SLOTS_V_SPILL_BIG);
     struct node_slots *ns = comm->slots;
-    memset(op, 0, sizeof *op);
+    /* every field this file reads, set one by one: the v-forms' tail of
+     * op is theirs alone (plx_slots_v_start zeroes it), so no memset of
+     * the whole op on the 8-byte path */
     op->comm = comm;
     op->ns = ns;
     op->a = *a;
     op->seq = ns->next_seq++;
-    op->bytes = a->count * plx_dtype_size(a->dt);
-    coll_sig_t sig = coll_sig_of(op->comm, a);
-    op->sig = coll_sig_word(&sig);
+    op->bytes = a->count * plx_dtype_size_fast(a->dt);
     op->phase = SLOTS_WRITE;
+    op->next = 0;
+    op->sig = sig;
+    op->late = 0;
     op->status = PLX_SUCCESS;
+    op->vmem = NULL;
+    op->moved = 0;
     return PLX_SUCCESS;
 }
 
@@ -302,7 +307,7 @@ plx_status_t plx_slots_start(plx_comm_t comm, const coll_args_t *a, slots_op_t *
 /* Member m's signature of call p, by the wseq rule (see slot_done_t); 0
  * if m has not finished p or has overwritten it.  *bad: m returned
  * PLX_ERR_MISMATCH from p. */
-static uint64_t record_of(const unsigned char *w, uint64_t p, int *bad)
+static inline uint64_t record_of(const unsigned char *w, uint64_t p, int *bad)
 {
     const slot_done_t *d = rec_of(w);
     if (__atomic_load_n(&d->done, __ATOMIC_ACQUIRE) < p) return 0;
@@ -436,7 +441,7 @@ static void compute(slots_op_t *op)
     }
     case PLX_COLL_ALLGATHER:
         for (int m = 0; m < ns->n; m++) {
-            void *dst = COLL_AT(a->rbuf, (size_t)m * a->count, plx_dtype_size(a->dt));
+            void *dst = COLL_AT(a->rbuf, (size_t)m * a->count, plx_dtype_size_fast(a->dt));
             if (m == ns->me && coll_in_place(a->sbuf)) continue;
             memcpy(dst, data_of(ns, ns->win[m], s, op->bytes), op->bytes);
         }
@@ -516,8 +521,9 @@ static int read_phase(slots_op_t *op)
          * s-1; or (a bcast non-root) the root wrote s, after every member
          * finished s-2.  Unchecked ones older than s-1 remain only when
          * this call failed: it returns MISMATCH already. */
-        if (op->status == PLX_SUCCESS)
-            check_records(ns, op->comm, reads_all(op) ? s - 1 : s - 2, op);
+        uint64_t upto = reads_all(op) ? s - 1 : s - 2;
+        /* (a writer's write phase checked what it could: often nothing left) */
+        if (op->status == PLX_SUCCESS && ns->pend[0].seq <= upto) check_records(ns, op->comm, upto, op);
         while (ns->pend[0].seq && ns->pend[0].seq + 2 <= s) {
             ns->pend[0] = ns->pend[1];
             ns->pend[1].seq = 0;

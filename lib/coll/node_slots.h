@@ -48,8 +48,9 @@ typedef struct slots_op {
  * channel (communicator id < 16) and bytes within the window. */
 int plx_slots_can_run(plx_comm_t comm, size_t bytes);
 
-/* Start op (after plx_slots_can_run said yes); never waits. */
-plx_status_t plx_slots_start(plx_comm_t comm, const coll_args_t *a, slots_op_t *op);
+/* Start op (after plx_slots_can_run said yes); never waits.  sig: the
+ * call's coll_sig_word (coll/signature.h), built once by the caller. */
+plx_status_t plx_slots_start(plx_comm_t comm, const coll_args_t *a, uint64_t sig, slots_op_t *op);
 /* Move it as far as possible; 1 when finished (op->status). */
 int plx_slots_advance(slots_op_t *op);
 /* Timeout / dead peer check for the progress engine: ends the op with a

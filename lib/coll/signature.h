@@ -29,12 +29,64 @@ typedef struct coll_sig {
     uint64_t word[2];
 } coll_sig_t;
 
-coll_sig_t coll_sig_of(plx_comm_t comm, const coll_args_t *a);
+/* Collectives with a root (compared in the signature). */
+static inline int coll_is_rooted(plx_coll_t c)
+{
+    return c == PLX_COLL_BCAST || c == PLX_COLL_REDUCE || c == PLX_COLL_GATHER ||
+           c == PLX_COLL_SCATTER || c == PLX_COLL_GATHERV || c == PLX_COLL_SCATTERV;
+}
+
+/* The bytes every rank of comm agrees on for this call.  The v-forms'
+ * counts differ by rank by design: allgatherv and reduce_scatterv agree on
+ * the total (every rank passes all counts); alltoallv, gatherv and
+ * scatterv on nothing a rank can check alone (0: only the collective and
+ * the root are compared). */
+static inline uint64_t coll_sig_bytes(plx_comm_t comm, const coll_args_t *a)
+{
+    size_t es = plx_dtype_size_fast(a->dt);
+    switch (a->coll) {
+    case PLX_COLL_BARRIER:
+    case PLX_COLL_ALLTOALLV:
+    case PLX_COLL_GATHERV:
+    case PLX_COLL_SCATTERV:
+        return 0;
+    case PLX_COLL_ALLGATHERV:
+    case PLX_COLL_REDUCE_SCATTERV:
+        return (uint64_t)coll_sum_counts(a->rcounts, comm->size) * es;
+    default:
+        return (uint64_t)a->count * es;
+    }
+}
+
+/* Inline: every collective call builds one (the 8-byte path counts its
+ * instructions; perf/RESULTS.md "Issue 13: the cost of an 8-byte call"). */
+static inline coll_sig_t coll_sig_of(plx_comm_t comm, const coll_args_t *a)
+{
+    coll_sig_t s;
+    int red = coll_is_reduction(a->coll);
+    uint64_t c = (uint64_t)a->coll & 0xff;
+    /* a user op's handle is local (ranks may create their ops in another
+     * order): compare only that it is one */
+    uint64_t op = !red ? 0 : a->op >= PLX_OP_USER_BASE ? 0xff : (uint64_t)a->op & 0xff;
+    uint64_t dt = red ? (uint64_t)a->dt & 0xff : 0;
+    uint64_t root = coll_is_rooted(a->coll) ? (uint64_t)(uint32_t)a->root : 0;
+    s.word[0] = c | op << 8 | dt << 16 | (uint64_t)COLL_SIG_CALL << 24 | root << 32;
+    s.word[1] = coll_sig_bytes(comm, a);
+    return s;
+}
 
 /* The 64-bit form of node-local slots: the same fields with root and
  * bytes cut to 16 and 32 bits (slot payloads and node sizes are far
  * smaller), never 0. */
-uint64_t coll_sig_word(const coll_sig_t *s);
+static inline uint64_t coll_sig_word(const coll_sig_t *s)
+{
+    uint64_t w0 = s->word[0];
+    return ((w0 & 0xff) + 1) |                 /* collective + 1: the word is never 0 */
+           (((w0 >> 8) & 0xff) == 0xff ? 0xf : (w0 >> 8) & 0xf) << 8 |   /* op (0xf: a user op) */
+           ((w0 >> 16) & 0xf) << 12 |          /* datatype */
+           ((w0 >> 32) & 0xffff) << 16 |       /* root */
+           (s->word[1] & 0xffffffffu) << 32;   /* bytes */
+}
 /* A slot word no call has: left by a rank that abandoned its call on a
  * cross-path mismatch (lib/coll/node_slots.c plx_slots_abort). */
 #define COLL_SIG_WORD_ABANDONED 0xffull

@@ -47,6 +47,7 @@ struct plx_persist {
     plx_comm_t comm;
     coll_args_t a;             /* collectives: the arguments as checked at init; a v-form's
                                 * count/displacement arrays copied (a.owned) */
+    uint64_t sig;              /* RUN_SLOTS: the call's slot signature (coll_sig_word) */
     plx_request_t inner;       /* RUN_RELAUNCH: this run's ordinary request */
     void *buf;                 /* RUN_P2P */
     size_t len;
@@ -161,6 +162,8 @@ static plx_status_t prepare_coll_locked(struct plx_request *r, struct plx_persis
     if (algo->node_slots) {
         p->how = RUN_SLOTS;
         r->kind = REQ_SLOTS;
+        coll_sig_t sig = coll_sig_of(comm, a);
+        p->sig = coll_sig_word(&sig);
         return PLX_SUCCESS;
     }
     plx_sched_t *s = sched_new_persistent(comm, plx_coll_name(a->coll));
@@ -292,7 +295,7 @@ static plx_status_t start_locked(struct plx_request *r)
         if (sched_advance(r->sched)) plx_req_finish_locked(r, sched_status(r->sched));
         return PLX_SUCCESS;
     case RUN_SLOTS:
-        PLX_CHECK(plx_slots_start(p->comm, &p->a, &r->slots));
+        PLX_CHECK(plx_slots_start(p->comm, &p->a, p->sig, &r->slots));
         begin(r);
         if (plx_slots_advance(&r->slots)) plx_req_finish_locked(r, r->slots.status);
         return PLX_SUCCESS;
