@@ -158,7 +158,7 @@ static plx_status_t start_coll_locked(plx_comm_t comm, const coll_args_t *a, plx
         }
         st = plx_req_start_sched(s, req);
     }
-    if (call && st == PLX_SUCCESS) plx_req_set_call(*req, call);
+    if (call && st == PLX_SUCCESS) plx_req_set_call(*req, call, pl->sig, pl->path);
     return st;
 }
 

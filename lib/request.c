@@ -289,18 +289,10 @@ static int check_call(struct plx_request *r)
 {
     plx_comm_t c = call_comm(r);
     if (!c) return 0;
-    coll_sig_t sig;
-    int path;
-    if (r->kind == REQ_SLOTS) {
-        sig = coll_sig_of(c, &r->slots.a);
-        path = CALLREC_SLOTS;
-    } else if (r->kind == REQ_DIRECT) {
-        sig = coll_sig_of(c, &r->direct.a);
-        path = CALLREC_DIRECT;
-    } else {
-        if (!sched_signature(r->sched, sig.word)) return 0;
-        path = CALLREC_SCHED;
-    }
+    /* what the call published (a v-form on direct publishes the slots
+     * path and its op holds no arguments to rebuild the signature from) */
+    coll_sig_t sig = { { r->call_sig[0], r->call_sig[1] } };
+    int path = r->call_path;
     if (plx_callrec_check(c, r->call, &sig, path) == PLX_SUCCESS) return 0;
     int ended = r->kind == REQ_SLOTS ? plx_slots_abort(&r->slots, PLX_ERR_MISMATCH)
               : r->kind == REQ_DIRECT ? plx_direct_abort(&r->direct, PLX_ERR_MISMATCH)

@@ -55,8 +55,12 @@ struct plx_request {
     int active;                /* started by plx_start and not yet collected */
     struct plx_persist *pers;  /* its saved arguments and how it runs again */
     /* collectives on a comm with call records: the call's number (0: none),
-     * compared across paths by the slow path (lib/coll/call_record.c) */
+     * compared across paths by the slow path (lib/coll/call_record.c), with
+     * the signature and path it was published with (kept, not rebuilt from
+     * the op: the v-forms' direct op keeps no coll_args_t of its own) */
     uint64_t call;
+    uint64_t call_sig[2];
+    int call_path;
     /* REQ_SEND / REQ_RECV */
     plx_comm_t comm;
     int peer, tag;
@@ -68,10 +72,15 @@ struct plx_request {
 /* A mismatched call ended r (a collective with a call number): tell the
  * peers through the call records (lib/coll/call_record.c). */
 void plx_req_call_failed(struct plx_request *r);
-/* The collective r was started as call number call of its comm (0: none). */
-static inline void plx_req_set_call(struct plx_request *r, uint64_t call)
+/* The collective r was started as call number call of its comm (0: none),
+ * published with signature sig and path (CALLREC_*). */
+static inline void plx_req_set_call(struct plx_request *r, uint64_t call, const uint64_t sig[2],
+                                    int path)
 {
     r->call = call;
+    r->call_sig[0] = sig[0];
+    r->call_sig[1] = sig[1];
+    r->call_path = path;
     /* it may have ended inside its start (every peer was there) */
     if (__builtin_expect(r->done && r->status == PLX_ERR_MISMATCH, 0)) plx_req_call_failed(r);
 }

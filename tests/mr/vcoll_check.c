@@ -49,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "plexus.h"
 
@@ -919,7 +920,41 @@ static void test_badargs(void)
  * another total (allgatherv), another collective (alltoallv against
  * gatherv).  Every rank must return PLX_SUCCESS or PLX_ERR_MISMATCH, some
  * rank PLX_ERR_MISMATCH, nobody may hang, and the communicator must stay
- * usable: the allgatherv right after each case gives every rank's block. */
+ * usable: the allgatherv right after each case gives every rank's block.
+ * First a case where the ranks agree: a nonblocking allgatherv that rank 0
+ * joins 1.5 s late while the others wait with their count arrays
+ * scribbled over (allowed once the i-call returned): the waiting ranks'
+ * slow checks must compare what each call published, not re-read the
+ * caller's arrays (they once did, and found a mismatch that was not). */
+static void late_agreeing(void)
+{
+    int p = g_size;
+    size_t *c = xmalloc((size_t)p * sizeof *c), *d = xmalloc((size_t)p * sizeof *d), *saved[4];
+    int32_t me = 2000 + g_rank, *all = xmalloc((size_t)p * sizeof *all);
+    for (int i = 0; i < p; i++) {
+        c[i] = 1;
+        d[i] = (size_t)i;
+        all[i] = -1;
+    }
+    if (g_rank == 0) {
+        struct timespec ts = { 1, 500000000 };
+        nanosleep(&ts, NULL);
+    }
+    plx_request_t req = NULL;
+    g_mode = "nonblocking";
+    plx_status_t st = plx_iallgatherv(&me, 1, all, c, d, PLX_INT32, g_world, &req);
+    call_t cc = { .rcounts = c, .rdispls = d };
+    scribble(&cc, saved, p);
+    if (st == PLX_SUCCESS) st = plx_wait(&req);
+    unscribble(&cc, saved, p);
+    check(st == PLX_SUCCESS, "vmismatch late agreeing allgatherv: %s", plx_strerror(st));
+    for (int i = 0; st == PLX_SUCCESS && i < p; i++)
+        check(all[i] == 2000 + i, "vmismatch late agreeing allgatherv: block %d is %d", i, (int)all[i]);
+    free(c);
+    free(d);
+    free(all);
+}
+
 static void after_mismatch(const char *what, plx_status_t st)
 {
     int p = g_size;
@@ -947,6 +982,7 @@ static void test_vmismatch(void)
 {
     int p = g_size, last = g_rank == p - 1;
     if (p < 2) return;
+    late_agreeing();
     size_t *c = xmalloc((size_t)p * sizeof *c), *d = xmalloc((size_t)p * sizeof *d);
     int32_t *sb = xmalloc((size_t)(2 * p + 2) * sizeof *sb), *rb = xmalloc((size_t)(2 * p + 2) * sizeof *rb);
     for (int i = 0; i < 2 * p + 2; i++) sb[i] = i + 1;
