@@ -33,6 +33,9 @@
  *              "write"     process_vm_writev of a hot PIECE-sized buffer into
  *                          the other process's CSIZE destination (allreduce
  *                          and reduce pass each reduced piece on this way);
+ *              "copy"      a local memcpy of CSIZE bytes in PIECE steps (a
+ *                          rank's own block in allgather and alltoall: with
+ *                          both cores copying it is slower than "memcpy");
  *            each with one process working ("alone") and with both working
  *            on each other at the same time ("pair": each one's rate while
  *            both cores copy, as in every 2-rank collective; the slower of
@@ -51,8 +54,8 @@
  *   --csv     print "metric,value,unit" rows instead of prose:
  *             memcpy_gbps,<GB/s>,GB/s   memcpy_bytes,<SIZE>,B
  *             rtt_us,<median>,us        rtt_min_us,<min batch>,us
- *             cma_gbps, cma_add_gbps, cma_write_gbps, cma_pair_gbps,
- *             cma_add_pair_gbps, cma_write_pair_gbps (GB/s)
+ *             cma_gbps, cma_add_gbps, cma_write_gbps, cma_copy_gbps, cma_pair_gbps,
+ *             cma_add_pair_gbps, cma_write_pair_gbps, cma_copy_pair_gbps (GB/s)
  *             cma_piece_bytes, cma_bytes (B)
  */
 #define _GNU_SOURCE
@@ -189,12 +192,13 @@ typedef struct cma_shared {
     volatile uint64_t addr[2];     /* each process's source buffer */
     volatile uint64_t daddr[2];    /* each process's destination (written by "write") */
     volatile int ready[2], go, done[2];
-    volatile double secs[2][3];    /* [process][0: cma, 1: cma+add, 2: write] best times */
+    volatile double secs[2][4];    /* [process][0: cma, 1: cma+add, 2: write, 3: copy] best times */
 } cma_shared_t;
 
 /* One pass over SIZE bytes in pieces: kind 0 reads pid's buffer at raddr
  * into dst; 1 reads it into tmp, then dst = mine + tmp as float32; 2
- * writes tmp into pid's buffer at waddr.  Seconds, or -1. */
+ * writes tmp into pid's buffer at waddr; 3 copies mine into dst (memcpy).
+ * Seconds, or -1. */
 static void add_f32(float *restrict d, const float *restrict a, const float *restrict b, size_t n)
 {
     for (size_t i = 0; i < n; i++) d[i] = a[i] + b[i];
@@ -206,6 +210,10 @@ static double cma_pass(pid_t pid, uint64_t raddr, uint64_t waddr, char *dst, con
     double t0 = now_s();
     for (size_t off = 0; off < size; off += piece) {
         size_t l = size - off < piece ? size - off : piece;
+        if (kind == 3) {
+            memcpy(dst + off, mine + off, l);
+            continue;
+        }
         if (kind == 2) {
             struct iovec lv = { tmp, l }, rv = { (void *)(uintptr_t)(waddr + off), l };
             if (process_vm_writev(pid, &lv, 1, &rv, 1, 0) != (ssize_t)l) return -1;
@@ -233,7 +241,7 @@ static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t 
     sh->daddr[me] = (uint64_t)(uintptr_t)dst;
     __atomic_store_n(&sh->ready[me], 1, __ATOMIC_RELEASE);
     while (!__atomic_load_n(&sh->ready[1 - me], __ATOMIC_ACQUIRE)) sched_yield();
-    for (int kind = 0; kind < 3; kind++) {
+    for (int kind = 0; kind < 4; kind++) {
         double best = 1e30;
         /* one untimed pass first: every page of both sides touched by this kind of copy */
         for (int r = -1; r < reps; r++) {
@@ -258,9 +266,9 @@ static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t 
     free(tmp);
 }
 
-/* gbps[0..5]: cma, cma+add, write (one process working), then each as a
- * pair (the slower of the two processes); -1 where refused. */
-static void cma_gbps(size_t size, size_t piece, int reps, int pin, double gbps[6])
+/* gbps[0..7]: cma, cma+add, write, copy (one process working), then each
+ * as a pair (the slower of the two processes); -1 where refused. */
+static void cma_gbps(size_t size, size_t piece, int reps, int pin, double gbps[8])
 {
     for (int pair = 0; pair < 2; pair++) {
         cma_shared_t *sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -279,11 +287,11 @@ static void cma_gbps(size_t size, size_t piece, int reps, int pin, double gbps[6
         cma_side(sh, 0, pid, size, piece, reps, pair);
         int st;
         waitpid(pid, &st, 0);
-        for (int kind = 0; kind < 3; kind++) {
+        for (int kind = 0; kind < 4; kind++) {
             double t = sh->secs[0][kind];
             if (pair && sh->secs[1][kind] > t) t = sh->secs[1][kind];
             if (pair && sh->secs[1][kind] < 0) t = -1;
-            gbps[pair * 3 + kind] = t > 0 ? (double)size / t / 1e9 : -1;
+            gbps[pair * 4 + kind] = t > 0 ? (double)size / t / 1e9 : -1;
         }
         munmap((void *)sh, 4096);
     }
@@ -309,7 +317,7 @@ int main(int argc, char **argv)
     }
     double gbps = memcpy_gbps(size, reps), med, min;
     rtt_us(trips, pin, &med, &min);
-    double cma[6];
+    double cma[8];
     if (!csize) csize = size;
     cma_gbps(csize, piece, reps < 5 ? reps : 5, pin, cma);
     if (csv) {
@@ -321,9 +329,11 @@ int main(int argc, char **argv)
         printf("cma_gbps,%.3f,GB/s\n", cma[0]);
         printf("cma_add_gbps,%.3f,GB/s\n", cma[1]);
         printf("cma_write_gbps,%.3f,GB/s\n", cma[2]);
-        printf("cma_pair_gbps,%.3f,GB/s\n", cma[3]);
-        printf("cma_add_pair_gbps,%.3f,GB/s\n", cma[4]);
-        printf("cma_write_pair_gbps,%.3f,GB/s\n", cma[5]);
+        printf("cma_copy_gbps,%.3f,GB/s\n", cma[3]);
+        printf("cma_pair_gbps,%.3f,GB/s\n", cma[4]);
+        printf("cma_add_pair_gbps,%.3f,GB/s\n", cma[5]);
+        printf("cma_write_pair_gbps,%.3f,GB/s\n", cma[6]);
+        printf("cma_copy_pair_gbps,%.3f,GB/s\n", cma[7]);
         printf("cma_piece_bytes,%zu,B\n", piece);
         printf("cma_bytes,%zu,B\n", csize);
     } else {
@@ -332,8 +342,9 @@ int main(int argc, char **argv)
                pin ? ", pinned" : "", med, min, (trips / BATCH) * (long)BATCH);
         printf("single copy of another process's %zu bytes in %zu-byte pieces, alone / both processes at "
                "once (each): process_vm_readv into the destination %.2f / %.2f GB/s, read-and-add (float32) "
-               "%.2f / %.2f GB/s, process_vm_writev of a hot piece %.2f / %.2f GB/s\n",
-               csize, piece, cma[0], cma[3], cma[1], cma[4], cma[2], cma[5]);
+               "%.2f / %.2f GB/s, process_vm_writev of a hot piece %.2f / %.2f GB/s, local memcpy in pieces "
+               "%.2f / %.2f GB/s\n",
+               csize, piece, cma[0], cma[4], cma[1], cma[5], cma[2], cma[6], cma[3], cma[7]);
     }
     return 0;
 bad:
