@@ -22,8 +22,8 @@
  * (with more ranks than cores binomial/linear won); reduce from 256 KiB
  * and alltoall from 64 KiB on 2 ranks only (perf/RESULTS.md "Issue 11,
  * 2-rank data path": direct reduce, with the root's larger share, beat
- * binomial / reduce_scatter_gather at 256 KiB-64 MiB, direct alltoall beat
- * pairwise at 64 KiB-1 MiB and tied above). */
+ * binomial / reduce_scatter_gather at 256 KiB-16 MiB and split two runs at
+ * 64 MiB; direct alltoall beat pairwise at 64 KiB-1 MiB and tied above). */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
     "bcast:0-32K/2-2@shm_slots,256K-inf/2-2@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"

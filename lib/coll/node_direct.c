@@ -391,7 +391,7 @@ static size_t slice_len(const direct_op_t *op, int i)
  * of the elements (equal times: (1/RA + 1/W) / (2/RA + 1/W) with
  * perf/limits' read-and-add RA and hot-piece write W; per-rank work times
  * at 16 MiB came closest to equal at 0.56 of 0.44/0.5/0.56/0.62,
- * perf/RESULTS.md "Issue 11 (2-rank data path)"). */
+ * perf/RESULTS.md "Issue 11, 2-rank data path"). */
 static size_t reduce2_split(const direct_op_t *op)
 {
     size_t c = op->a.count, r = c / 64 * DIRECT_REDUCE_ROOT_NUM + c % 64 * DIRECT_REDUCE_ROOT_NUM / 64;
