@@ -20,10 +20,10 @@
  * allgather from 64 KiB at any size; reduce_scatter from 64 KiB on 3+ ranks
  * and from 4 MiB on 2; bcast, gather, scatter from 256 KiB on 2 ranks only
  * (with more ranks than cores binomial/linear won); reduce from 256 KiB
- * and alltoall from 64 KiB on 2 ranks only (perf/RESULTS.md "Issue 11,
- * 2-rank data path": direct reduce, with the root's larger share, beat
- * binomial / reduce_scatter_gather at 256 KiB-16 MiB and split two runs at
- * 64 MiB; direct alltoall beat pairwise at 64 KiB-1 MiB and tied above). */
+ * and alltoall from 64 KiB (one block) on 2 ranks only (perf/RESULTS.md
+ * "Issue 11, 2-rank data path": direct reduce beat reduce_scatter_gather
+ * at 256 KiB-16 MiB, median 0.91x the time at 64 MiB; direct alltoall was
+ * 0.92-1.0x pairwise's time in the medians, on loaded runs). */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
     "bcast:0-32K/2-2@shm_slots,256K-inf/2-2@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
