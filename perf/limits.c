@@ -15,29 +15,48 @@
  *            pinned to the first two CPUs this process may use (if it may
  *            use two).
  *
- *   cma      single-copy reads between two processes, the inputs of the
- *            single-copy collectives' model (lib/coll/node_direct.c,
- *            perf/RESULTS.md): process_vm_readv of SIZE bytes of another
- *            process's buffer in PIECE-byte steps (default 128 KiB, the
- *            PLX_DIRECT_PIECE default) straight into a SIZE-byte destination
- *            ("cma"); the same into a PIECE-sized buffer then added as
- *            float32 with a local SIZE-byte input into a SIZE-byte
- *            destination ("cma+add", what a reduction slice costs); and both
- *            again with the two processes doing it to each other at the
- *            same time ("pair": each one's rate while both cores copy).
+ *   cma      single-copy reads and writes between two processes, the
+ *            inputs of the single-copy collectives' model
+ *            (lib/coll/node_direct.c, perf/RESULTS.md), done the way those
+ *            collectives do them: CSIZE bytes (-c, default SIZE) in
+ *            PIECE-byte steps (-p, default 128 KiB, the PLX_DIRECT_PIECE
+ *            default), every buffer faulted in and used before the timed
+ *            passes (as a collective's user buffers are after the first
+ *            call):
+ *              "cma"       process_vm_readv of the other process's buffer
+ *                          straight into a CSIZE-byte destination (allgather,
+ *                          alltoall, bcast: read into the user's recvbuf);
+ *              "cma+add"   the same piece into a PIECE-sized buffer (hot in
+ *                          L2), then added as float32 with a local CSIZE
+ *                          input into a CSIZE destination (one piece of a
+ *                          reduction slice);
+ *              "write"     process_vm_writev of a hot PIECE-sized buffer into
+ *                          the other process's CSIZE destination (allreduce
+ *                          and reduce pass each reduced piece on this way);
+ *              "copy"      a local memcpy of CSIZE bytes in PIECE steps (a
+ *                          rank's own block in allgather and alltoall: with
+ *                          both cores copying it is slower than "memcpy");
+ *            each with one process working ("alone") and with both working
+ *            on each other at the same time ("pair": each one's rate while
+ *            both cores copy, as in every 2-rank collective; the slower of
+ *            the two).  The two processes are pinned to two different CPUs
+ *            (the first two this process could use at start).
  *            GB/s = bytes of the remote buffer per second, best of REPS.
  *
  * Build: cc -O3 -o limits perf/limits.c          (perf/compare does that;
  *        -O3 vectorises the float32 add like the library's kernels)
- * Usage: limits [-s SIZE] [-r REPS] [-t TRIPS] [--no-pin] [--csv]
+ * Usage: limits [-s SIZE] [-c CSIZE] [-r REPS] [-t TRIPS] [-p PIECE] [--no-pin] [--csv]
  *   -s SIZE   memcpy size, K/M/G suffixes (default 64M)
+ *   -c CSIZE  cma buffer size (default SIZE)
  *   -r REPS   memcpy repetitions, the best counts (default 10)
  *   -t TRIPS  round trips measured (default 200000, in batches of 100)
  *   -p PIECE  cma piece size (default 128K)
  *   --csv     print "metric,value,unit" rows instead of prose:
  *             memcpy_gbps,<GB/s>,GB/s   memcpy_bytes,<SIZE>,B
  *             rtt_us,<median>,us        rtt_min_us,<min batch>,us
- *             cma_gbps, cma_add_gbps, cma_pair_gbps, cma_add_pair_gbps (GB/s)
+ *             cma_gbps, cma_add_gbps, cma_write_gbps, cma_copy_gbps, cma_pair_gbps,
+ *             cma_add_pair_gbps, cma_write_pair_gbps, cma_copy_pair_gbps (GB/s)
+ *             cma_piece_bytes, cma_bytes (B)
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -105,11 +124,18 @@ static double memcpy_gbps(size_t size, int reps)
     return (double)size / best / 1e9;
 }
 
+/* The CPUs this process may use, read once at start: after the first
+ * measurement the parent is pinned to one CPU, and a child forked later
+ * inherits that single CPU, so asking sched_getaffinity again would leave
+ * both processes of a pair on one core (each then copies at half speed:
+ * that is what the "both at once" CMA figures measured until 2026-12-01). */
+static cpu_set_t allowed0;
+static int allowed0_ok;
+
 static void pin_to(int nth)
 {
-    cpu_set_t allowed, one;
-    if (sched_getaffinity(0, sizeof allowed, &allowed)) return;
-    if (CPU_COUNT(&allowed) < 2) return;
+    cpu_set_t allowed = allowed0, one;
+    if (!allowed0_ok || CPU_COUNT(&allowed) < 2) return;
     for (int c = 0, k = 0; c < CPU_SETSIZE; c++)
         if (CPU_ISSET(c, &allowed) && k++ == nth) {
             CPU_ZERO(&one);
@@ -164,26 +190,38 @@ static void rtt_us(long trips, int pin, double *med, double *min)
 /* ---- single-copy reads ----------------------------------------------- */
 typedef struct cma_shared {
     volatile uint64_t addr[2];     /* each process's source buffer */
+    volatile uint64_t daddr[2];    /* each process's destination (written by "write") */
     volatile int ready[2], go, done[2];
-    volatile double secs[2][2];    /* [process][0: cma, 1: cma+add] best times */
+    volatile double secs[2][4];    /* [process][0: cma, 1: cma+add, 2: write, 3: copy] best times */
 } cma_shared_t;
 
-/* One pass: SIZE bytes of pid's buffer at raddr, in pieces, into dst (add:
- * into tmp, then dst = mine + tmp as float32).  Seconds, or -1. */
+/* One pass over SIZE bytes in pieces: kind 0 reads pid's buffer at raddr
+ * into dst; 1 reads it into tmp, then dst = mine + tmp as float32; 2
+ * writes tmp into pid's buffer at waddr; 3 copies mine into dst (memcpy).
+ * Seconds, or -1. */
 static void add_f32(float *restrict d, const float *restrict a, const float *restrict b, size_t n)
 {
     for (size_t i = 0; i < n; i++) d[i] = a[i] + b[i];
 }
 
-static double cma_pass(pid_t pid, uint64_t raddr, char *dst, const char *mine, char *tmp, size_t size,
-                       size_t piece, int add)
+static double cma_pass(pid_t pid, uint64_t raddr, uint64_t waddr, char *dst, const char *mine, char *tmp,
+                       size_t size, size_t piece, int kind)
 {
     double t0 = now_s();
     for (size_t off = 0; off < size; off += piece) {
         size_t l = size - off < piece ? size - off : piece;
-        struct iovec lv = { add ? tmp : dst + off, l }, rv = { (void *)(uintptr_t)(raddr + off), l };
+        if (kind == 3) {
+            memcpy(dst + off, mine + off, l);
+            continue;
+        }
+        if (kind == 2) {
+            struct iovec lv = { tmp, l }, rv = { (void *)(uintptr_t)(waddr + off), l };
+            if (process_vm_writev(pid, &lv, 1, &rv, 1, 0) != (ssize_t)l) return -1;
+            continue;
+        }
+        struct iovec lv = { kind ? tmp : dst + off, l }, rv = { (void *)(uintptr_t)(raddr + off), l };
         if (process_vm_readv(pid, &lv, 1, &rv, 1, 0) != (ssize_t)l) return -1;
-        if (add)
+        if (kind)
             add_f32((float *)(void *)(dst + off), (const float *)(const void *)(mine + off),
                     (const float *)(void *)tmp, l / sizeof(float));
     }
@@ -200,22 +238,25 @@ static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t 
     memset(mine, 2, size);
     memset(tmp, 3, piece);
     sh->addr[me] = (uint64_t)(uintptr_t)mine;
+    sh->daddr[me] = (uint64_t)(uintptr_t)dst;
     __atomic_store_n(&sh->ready[me], 1, __ATOMIC_RELEASE);
     while (!__atomic_load_n(&sh->ready[1 - me], __ATOMIC_ACQUIRE)) sched_yield();
-    for (int add = 0; add < 2; add++) {
+    for (int kind = 0; kind < 4; kind++) {
         double best = 1e30;
-        for (int r = 0; r < reps; r++) {
+        /* one untimed pass first: every page of both sides touched by this kind of copy */
+        for (int r = -1; r < reps; r++) {
             /* both start together: a shared counter of passes */
             __atomic_add_fetch(&sh->go, 1, __ATOMIC_ACQ_REL);
-            int want = 2 * (add * reps + r + 1);
+            int want = 2 * (kind * (reps + 1) + r + 2);
             while (__atomic_load_n(&sh->go, __ATOMIC_ACQUIRE) < want) sched_yield();
             if (pair || me == 0) {
-                double t = cma_pass(other, sh->addr[1 - me], dst, mine, tmp, size, piece, add);
-                if (t < 0) { sh->secs[me][add] = -1; break; }
-                if (t < best) best = t;
+                double t = cma_pass(other, sh->addr[1 - me], sh->daddr[1 - me], dst, mine, tmp, size, piece,
+                                    kind);
+                if (t < 0) { sh->secs[me][kind] = -1; break; }
+                if (r >= 0 && t < best) best = t;
             }
         }
-        if (sh->secs[me][add] >= 0) sh->secs[me][add] = best;
+        if (sh->secs[me][kind] >= 0) sh->secs[me][kind] = best;
     }
     /* the other one may still be reading my buffer */
     __atomic_store_n(&sh->done[me], 1, __ATOMIC_RELEASE);
@@ -225,9 +266,9 @@ static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t 
     free(tmp);
 }
 
-/* gbps[0..3]: cma, cma+add (one process reading), then each as a pair
- * (the slower of the two processes); -1 where process_vm_readv is refused. */
-static void cma_gbps(size_t size, size_t piece, int reps, int pin, double gbps[4])
+/* gbps[0..7]: cma, cma+add, write, copy (one process working), then each
+ * as a pair (the slower of the two processes); -1 where refused. */
+static void cma_gbps(size_t size, size_t piece, int reps, int pin, double gbps[8])
 {
     for (int pair = 0; pair < 2; pair++) {
         cma_shared_t *sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -246,11 +287,11 @@ static void cma_gbps(size_t size, size_t piece, int reps, int pin, double gbps[4
         cma_side(sh, 0, pid, size, piece, reps, pair);
         int st;
         waitpid(pid, &st, 0);
-        for (int add = 0; add < 2; add++) {
-            double t = sh->secs[0][add];
-            if (pair && sh->secs[1][add] > t) t = sh->secs[1][add];
-            if (pair && sh->secs[1][add] < 0) t = -1;
-            gbps[pair * 2 + add] = t > 0 ? (double)size / t / 1e9 : -1;
+        for (int kind = 0; kind < 4; kind++) {
+            double t = sh->secs[0][kind];
+            if (pair && sh->secs[1][kind] > t) t = sh->secs[1][kind];
+            if (pair && sh->secs[1][kind] < 0) t = -1;
+            gbps[pair * 4 + kind] = t > 0 ? (double)size / t / 1e9 : -1;
         }
         munmap((void *)sh, 4096);
     }
@@ -261,10 +302,12 @@ int main(int argc, char **argv)
     size_t size = 64u << 20;
     int reps = 10, csv = 0, pin = 1;
     long trips = 200000;
-    size_t piece = 128u << 10;
+    size_t piece = 128u << 10, csize = 0;
+    allowed0_ok = sched_getaffinity(0, sizeof allowed0, &allowed0) == 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-s") && v) { if (parse_size(v, &size)) goto bad; i++; }
+        else if (!strcmp(a, "-c") && v) { if (parse_size(v, &csize) || csize % 4) goto bad; i++; }
         else if (!strcmp(a, "-r") && v) { reps = atoi(v); i++; if (reps < 1) goto bad; }
         else if (!strcmp(a, "-t") && v) { trips = atol(v); i++; if (trips < 1) goto bad; }
         else if (!strcmp(a, "-p") && v) { if (parse_size(v, &piece) || piece % 4) goto bad; i++; }
@@ -274,8 +317,9 @@ int main(int argc, char **argv)
     }
     double gbps = memcpy_gbps(size, reps), med, min;
     rtt_us(trips, pin, &med, &min);
-    double cma[4];
-    cma_gbps(size, piece, reps < 5 ? reps : 5, pin, cma);
+    double cma[8];
+    if (!csize) csize = size;
+    cma_gbps(csize, piece, reps < 5 ? reps : 5, pin, cma);
     if (csv) {
         printf("metric,value,unit\n");
         printf("memcpy_gbps,%.3f,GB/s\n", gbps);
@@ -284,19 +328,26 @@ int main(int argc, char **argv)
         printf("rtt_min_us,%.4f,us\n", min);
         printf("cma_gbps,%.3f,GB/s\n", cma[0]);
         printf("cma_add_gbps,%.3f,GB/s\n", cma[1]);
-        printf("cma_pair_gbps,%.3f,GB/s\n", cma[2]);
-        printf("cma_add_pair_gbps,%.3f,GB/s\n", cma[3]);
+        printf("cma_write_gbps,%.3f,GB/s\n", cma[2]);
+        printf("cma_copy_gbps,%.3f,GB/s\n", cma[3]);
+        printf("cma_pair_gbps,%.3f,GB/s\n", cma[4]);
+        printf("cma_add_pair_gbps,%.3f,GB/s\n", cma[5]);
+        printf("cma_write_pair_gbps,%.3f,GB/s\n", cma[6]);
+        printf("cma_copy_pair_gbps,%.3f,GB/s\n", cma[7]);
         printf("cma_piece_bytes,%zu,B\n", piece);
+        printf("cma_bytes,%zu,B\n", csize);
     } else {
         printf("memcpy, one core, %zu bytes, best of %d: %.2f GB/s (bytes copied per second)\n", size, reps, gbps);
         printf("cache-line round trip between 2 processes (MAP_SHARED, spinning%s): median %.3f us, best batch %.3f us (%ld trips)\n",
                pin ? ", pinned" : "", med, min, (trips / BATCH) * (long)BATCH);
-        printf("process_vm_readv of another process's %zu bytes in %zu-byte pieces: %.2f GB/s into the "
-               "destination, %.2f GB/s read-and-add (float32); both processes at once: %.2f / %.2f GB/s each\n",
-               size, piece, cma[0], cma[1], cma[2], cma[3]);
+        printf("single copy of another process's %zu bytes in %zu-byte pieces, alone / both processes at "
+               "once (each): process_vm_readv into the destination %.2f / %.2f GB/s, read-and-add (float32) "
+               "%.2f / %.2f GB/s, process_vm_writev of a hot piece %.2f / %.2f GB/s, local memcpy in pieces "
+               "%.2f / %.2f GB/s\n",
+               csize, piece, cma[0], cma[4], cma[1], cma[5], cma[2], cma[6], cma[3], cma[7]);
     }
     return 0;
 bad:
-    fprintf(stderr, "usage: limits [-s SIZE] [-r REPS] [-t TRIPS] [-p PIECE] [--no-pin] [--csv]\n");
+    fprintf(stderr, "usage: limits [-s SIZE] [-c CSIZE] [-r REPS] [-t TRIPS] [-p PIECE] [--no-pin] [--csv]\n");
     return 2;
 }

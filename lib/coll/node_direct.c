@@ -55,7 +55,8 @@
  *                   scratch, copied to recvbuf after the drain, because
  *                   rank 0 reads block 0 of that very buffer)
  *   reduce          each rank REDUCEs its slice and writes it into the
- *                   root's recvbuf (in place that slice of the root's
+ *                   root's recvbuf (2 ranks: the root's slice is the
+ *                   larger, reduce2_split; in place that slice of the root's
  *                   input is read by its owner only, piece by piece before
  *                   writing it)
  *   bcast           part k (count/p) of every non-root's buffer is rank k's
@@ -111,6 +112,7 @@
 #define DIRECT_GHOST     (-1)          /* header coll of a closed number (root: its status) */
 #define DIRECT_PHASES    4             /* numbers per schedule for its node-local phases */
 #define DIRECT_SPIN_S    1e-3          /* longest pure spin of one wait (see spin_on) */
+#define DIRECT_REDUCE_ROOT_NUM 36     /* 2-rank reduce: the root's share of the elements, /64 */
 #define DIRECT_SPIN_SHARE 0.25         /* ... and at most this share of the own work's time */
 
 enum { DIRECT_TURN = 0, DIRECT_MEET, DIRECT_WORK, DIRECT_DRAIN, DIRECT_DONE };
@@ -381,6 +383,32 @@ static size_t slice_len(const direct_op_t *op, int i)
     return coll_block_len(op->a.count, op->nd->n, i) * op->es;
 }
 
+/* Reduce at 2 ranks: the element where the second member's slice starts.
+ * The non-root reads-and-adds its slice and then also writes it into the
+ * root (process_vm_writev of the hot piece), the root only reads-and-adds:
+ * with equal halves the root waits in the drain for the non-root's
+ * writes, so the root takes the larger share, DIRECT_REDUCE_ROOT_NUM / 64
+ * of the elements (equal times: (1/RA + 1/W) / (2/RA + 1/W) with
+ * perf/limits' read-and-add RA and hot-piece write W; per-rank work times
+ * at 16 MiB came closest to equal at 0.56 of 0.44/0.5/0.56/0.62,
+ * perf/RESULTS.md "Issue 11, 2-rank data path"). */
+static size_t reduce2_split(const direct_op_t *op)
+{
+    size_t c = op->a.count, r = c / 64 * DIRECT_REDUCE_ROOT_NUM + c % 64 * DIRECT_REDUCE_ROOT_NUM / 64;
+    return op->a.root == 0 ? r : c - r;
+}
+static size_t red_off(const direct_op_t *op, int i)
+{
+    if (op->nd->n != 2) return slice_off(op, i);
+    return i == 0 ? 0 : reduce2_split(op) * op->es;
+}
+static size_t red_len(const direct_op_t *op, int i)
+{
+    if (op->nd->n != 2) return slice_len(op, i);
+    size_t s = reduce2_split(op);
+    return (i == 0 ? s : op->a.count - s) * op->es;
+}
+
 /* Gather and scatter split each block between its two ends so both
  * cores copy: the first head_bytes of a block are the root's to move, the
  * rest the other rank's.  Balanced work: each non-root moves (1-f) of its
@@ -422,8 +450,8 @@ static int get_seg(const direct_op_t *op, int i, direct_seg_t *sg)
     case PLX_COLL_REDUCE:
         /* my slice of the result, straight into the root's recvbuf */
         if (i > 0) return 0;
-        if (me == root) *sg = SEG_RED(slice_off(op, me), slice_len(op, me), rbuf + slice_off(op, me), 0);
-        else *sg = SEG_RED_TO(root, slice_off(op, me), slice_len(op, me), slice_off(op, me));
+        if (me == root) *sg = SEG_RED(red_off(op, me), red_len(op, me), rbuf + red_off(op, me), 0);
+        else *sg = SEG_RED_TO(root, red_off(op, me), red_len(op, me), red_off(op, me));
         return 1;
     case PLX_COLL_BCAST:
         /* part k of every non-root's buffer is rank k's job: the root
