@@ -404,12 +404,12 @@ static void engine_wait(plx_context_t ctx, wait_pred_t pred, void *arg, struct p
          * while ranks outnumber cores: sleep until that member's store
          * (bounded: deadlines and dead peers are checked on the way) */
         direct_sleep_t ds;
-        int sleep = events == 0 && focus && focus->kind == REQ_DIRECT && !ctx->pt.running &&
-                    ctx->active_head == focus && !focus->next &&
-                    plx_direct_sleep_target(&focus->direct, &ds);
+        int nap = events == 0 && focus && focus->kind == REQ_DIRECT && !ctx->pt.running &&
+                  ctx->active_head == focus && !focus->next &&
+                  plx_direct_sleep_target(&focus->direct, &ds);
         plx_ctx_unlock(ctx);
         if (events > 0) plx_backoff_reset(&bo);
-        else if (sleep) plx_direct_sleep(&ds, DIRECT_SLEEP_S);
+        else if (nap) plx_direct_sleep(&ds, DIRECT_SLEEP_S);
         else plx_backoff_idle(&bo);
         if (ctx->pt.running) {
             /* the progress thread is doing the work: help only when the
