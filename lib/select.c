@@ -23,8 +23,9 @@
  * never by default (binomial, pairwise/linear won or tied).  At 4 ranks
  * on 2 cores, once direct's waits sleep on a futex instead of yielding
  * (issue 11, "4 ranks on 2 cores: sleeping waits" in RESULTS.md), direct
- * won bcast and reduce from 128 KiB, alltoall and gather from 256 KiB and
- * scatter from 1 MiB in interleaved default/direct runs (only 4 ranks
+ * won bcast and reduce from 128 KiB, alltoall from 64 KiB, gather from
+ * 128 KiB and scatter from 256 KiB per block (plx_perf's sizes are the
+ * totals, 4x that) in interleaved default/direct runs (only 4 ranks
  * measured, so only 4 ranks use it). */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
@@ -33,9 +34,9 @@ static const char DEFAULT_TUNE[] =
     "allreduce:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-16K@recursive_doubling,16K-inf@ring,0-inf@recursive_doubling;"
     "allgather:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-32K@bruck,32K-inf@ring;"
     "reduce_scatter:4M-inf/2-2@direct,64K-inf/3-inf@direct,0-16K@recursive_halving,16K-inf@ring,0-inf@ordered;"
-    "alltoall:256K-inf/4-4@direct,0-4K@linear,4K-inf@pairwise;"
-    "gather:256K-inf/2-2@direct,256K-inf/4-4@direct,0-32K@binomial,32K-inf@linear;"
-    "scatter:256K-inf/2-2@direct,1M-inf/4-4@direct,0-32K@binomial,32K-inf@linear;"
+    "alltoall:64K-inf/4-4@direct,0-4K@linear,4K-inf@pairwise;"
+    "gather:256K-inf/2-2@direct,128K-inf/4-4@direct,0-32K@binomial,32K-inf@linear;"
+    "scatter:256K-inf/2-2@direct,256K-inf/4-4@direct,0-32K@binomial,32K-inf@linear;"
     /* issue 14; the last range of reduce/allreduce/reduce_scatter is the
      * rank-ordered fallback a non-commutative user op falls through to.
      * The node-local v-forms (node_slots_v.c, node_direct_v.c): alltoallv,
