@@ -387,6 +387,8 @@ plx_status_t plx_req_collect_locked(plx_request_t *req) { return collect(req); }
  * pred must be safe to evaluate without the lock (it reads done flags). */
 typedef int (*wait_pred_t)(void *arg);
 
+#define DIRECT_SLEEP_S 1e-3   /* longest sleep of one pass (a lost wake costs no more) */
+
 static void engine_wait(plx_context_t ctx, wait_pred_t pred, void *arg, struct plx_request *focus)
 {
     plx_backoff_t bo;
@@ -399,8 +401,16 @@ static void engine_wait(plx_context_t ctx, wait_pred_t pred, void *arg, struct p
         int events = plx_engine_progress(ctx);
         if ((iter & 63) == 0) plx_engine_check_deadlines(ctx);
         if (pred(arg)) break;
+        /* a single-copy collective, alone in flight, waiting for a member
+         * while ranks outnumber cores: sleep until that member's store
+         * (bounded: deadlines and dead peers are checked on the way) */
+        direct_sleep_t ds;
+        int nap = events == 0 && focus && focus->kind == REQ_DIRECT && !ctx->pt.running &&
+                  ctx->active_head == focus && !focus->next &&
+                  plx_direct_sleep_target(&focus->direct, &ds);
         plx_ctx_unlock(ctx);
         if (events > 0) plx_backoff_reset(&bo);
+        else if (nap) plx_direct_sleep(&ds, DIRECT_SLEEP_S);
         else plx_backoff_idle(&bo);
         if (ctx->pt.running) {
             /* the progress thread is doing the work: help only when the

@@ -18,22 +18,28 @@
  * single-copy collectives (direct, issue 11) run where the sweeps of
  * perf/RESULTS.md ("Issue 11") measured them fastest: allreduce and
  * allgather from 64 KiB at any size; reduce_scatter from 64 KiB on 3+ ranks
- * and from 4 MiB on 2; bcast, gather, scatter from 256 KiB on 2 ranks only
- * (with more ranks than cores binomial/linear won); reduce from 256 KiB
- * and alltoall from 64 KiB (one block) on 2 ranks only (perf/RESULTS.md
+ * and from 4 MiB on 2; bcast, gather, scatter from 256 KiB on 2 ranks
+ * (with more ranks than cores and yielding waits binomial/linear won); reduce from 256 KiB
+ * and alltoall from 64 KiB (one block) on 2 ranks (perf/RESULTS.md
  * "Issue 11, 2-rank data path": direct reduce beat reduce_scatter_gather
  * at 256 KiB-16 MiB, median 0.91x the time at 64 MiB; direct alltoall was
- * 0.92-1.0x pairwise's time in the medians, on loaded runs). */
+ * 0.92-1.0x pairwise's time in the medians, on loaded runs).  At 4 ranks
+ * on 2 cores, once direct's waits sleep on a futex instead of yielding
+ * (issue 11, "4 ranks on 2 cores: sleeping waits" in RESULTS.md), direct
+ * won bcast and reduce from 128 KiB, alltoall from 64 KiB, gather from
+ * 128 KiB and scatter from 256 KiB per block (plx_perf's sizes are the
+ * totals, 4x that) in interleaved default/direct runs (only 4 ranks
+ * measured, so only 4 ranks use it). */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
-    "bcast:0-32K/2-2@shm_slots,256K-inf/2-2@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
-    "reduce:0-32K/2-2@shm_slots,256K-inf/2-2@direct,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather,0-inf@ordered;"
+    "bcast:0-32K/2-2@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
+    "reduce:0-32K/2-2@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather,0-inf@ordered;"
     "allreduce:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-16K@recursive_doubling,16K-inf@ring,0-inf@recursive_doubling;"
     "allgather:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-32K@bruck,32K-inf@ring;"
     "reduce_scatter:4M-inf/2-2@direct,64K-inf/3-inf@direct,0-16K@recursive_halving,16K-inf@ring,0-inf@ordered;"
-    "alltoall:64K-inf/2-2@direct,0-4K@linear,4K-inf@pairwise;"
-    "gather:256K-inf/2-2@direct,0-32K@binomial,32K-inf@linear;"
-    "scatter:256K-inf/2-2@direct,0-32K@binomial,32K-inf@linear;"
+    "alltoall:64K-inf/2-2@direct,64K-inf/4-4@direct,0-4K@linear,4K-inf@pairwise;"
+    "gather:256K-inf/2-2@direct,128K-inf/4-4@direct,0-32K@binomial,32K-inf@linear;"
+    "scatter:256K-inf/2-2@direct,256K-inf/4-4@direct,0-32K@binomial,32K-inf@linear;"
     /* issue 14; the last range of reduce/allreduce/reduce_scatter is the
      * rank-ordered fallback a non-commutative user op falls through to.
      * The node-local v-forms (node_slots_v.c, node_direct_v.c): alltoallv,

@@ -11,6 +11,8 @@
  *               writing its peers' buffers
  *   offset 384  failed: the last sequence this rank gave up on, and why
  *               (its status at offset 392, written first)
+ *   offset 448  event: bumped after each of the stores above (a futex
+ *               word), and the number of members asleep on it
  *
  * Protocol of collective number s (all ranks of the communicator count s
  * alike; one collective at a time per communicator, in order):
@@ -32,7 +34,10 @@
  * before any buffer is touched).
  * Two waits per collective (meet, drain), whatever the rank count: each
  * costs a cache-line round trip, or a scheduler slice when ranks
- * outnumber cores.
+ * outnumber cores.  Then a waiting rank sleeps on the futex word of the
+ * member it waits for (plx_direct_sleep), which that member wakes after
+ * its store: the core goes to a rank with work instead of to a
+ * sched_yield / nanosleep round robin among the waiters.
  *
  * Segments.  COPY: read bytes [roff, roff+len) of one member's published
  * buffer into a local destination.  WRITE: the other direction
@@ -103,10 +108,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <limits.h>
+#include <time.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 
 #define DIRECT_CHANNEL0  16          /* windows 16.. are this file's (0..15: shm_slots) */
 #define DIRECT_DONE_OFF  256
 #define DIRECT_FAIL_OFF  384
+#define DIRECT_EVENT_OFF 448
 #define DIRECT_WIN_MIN   512
 #define DIRECT_PIECE_MIN (32u << 10)   /* below this the system call per piece dominates */
 #define DIRECT_GHOST     (-1)          /* header coll of a closed number (root: its status) */
@@ -162,6 +172,7 @@ struct node_direct {
     uint64_t next_seq;
     uint64_t local_done;
     int spin;                        /* a core for every member: waits may spin (spin_on) */
+    int oversub;                     /* more ranks on this node than cores: waits sleep */
     double work_s;                   /* this rank's work time in the last collective */
     int broken;
     plx_status_t broken_status;
@@ -183,12 +194,26 @@ static inline direct_hdr_t *hdr_of(unsigned char *w) { return (direct_hdr_t *)w;
 static inline uint64_t *done_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_DONE_OFF); }
 static inline uint64_t *fail_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_FAIL_OFF); }
 static inline int32_t *fail_status_of(unsigned char *w) { return (int32_t *)(w + DIRECT_FAIL_OFF + 8); }
+static inline uint32_t *event_of(unsigned char *w) { return (uint32_t *)(w + DIRECT_EVENT_OFF); }
+static inline uint32_t *sleepers_of(unsigned char *w) { return (uint32_t *)(w + DIRECT_EVENT_OFF + 4); }
+
+/* After a store of seq, done or failed: wake the members asleep on it
+ * (plx_direct_sleep).  Sequentially consistent against the sleeper's
+ * count-then-recheck, so either it sees the store or this sees it. */
+static void announce(struct node_direct *nd)
+{
+    unsigned char *w = nd->win[nd->me];
+    __atomic_add_fetch(event_of(w), 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(sleepers_of(w), __ATOMIC_SEQ_CST))
+        syscall(SYS_futex, event_of(w), FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
 
 /* Tell the peers that this rank gave up on collective seq with status st. */
 static void publish_failure(struct node_direct *nd, uint64_t seq, plx_status_t st)
 {
     __atomic_store_n(fail_status_of(nd->win[nd->me]), (int32_t)st, __ATOMIC_RELAXED);
     __atomic_store_n(fail_of(nd->win[nd->me]), seq, __ATOMIC_RELEASE);
+    announce(nd);
 }
 
 /* Remember that this rank ended number seq early (ghost: its header is
@@ -242,6 +267,7 @@ static void closes_run(struct node_direct *nd)
         h->root = (int32_t)c->st;
         __atomic_store_n(&h->seq, c->seq, __ATOMIC_RELEASE);
         __atomic_store_n(done_of(nd->win[nd->me]), c->seq, __ATOMIC_RELEASE);
+        announce(nd);
         c->ghost = 0;
     }
     while ((c = close_after(nd, nd->local_done)) != NULL && !c->ghost) {
@@ -310,8 +336,17 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
     }
     if (nd->me < 0) goto no;
     nd->n = n;
+    /* every rank of the node counts, not only this comm's members: two
+     * 2-rank comms of a 4-rank node on 2 cores share them too */
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    nd->spin = ncpu > 0 && n <= ncpu;
+    int local = ctx->size;
+    if (ctx->node_of) {
+        local = 0;
+        for (int r = 0; r < ctx->size; r++) local += ctx->node_of[r] == ctx->node_of[ctx->rank];
+    }
+    if (local < n) local = n;
+    nd->spin = ncpu > 0 && local <= ncpu;
+    nd->oversub = ncpu > 0 && local > ncpu;
     /* A reused id finds its window holding an earlier comm's numbers: the
      * members agreed on a base above every number they ever wrote
      * (lib/comm.c), so no stale seq, done or failed mark passes for a new one. */
@@ -595,6 +630,7 @@ static int turn(direct_op_t *op)
     h->op = (int32_t)a->op;
     h->root = (int32_t)a->root;
     __atomic_store_n(&h->seq, op->seq, __ATOMIC_RELEASE);
+    announce(nd);
     return 1;
 }
 
@@ -813,6 +849,7 @@ static int drain(direct_op_t *op)
     struct node_direct *nd = op->nd;
     if (!op->wrote_done) {
         __atomic_store_n(done_of(nd->win[nd->me]), op->seq, __ATOMIC_RELEASE);
+        announce(nd);
         op->wrote_done = 1;
     }
     /* (a header above s: that member took no part in s, see meet) */
@@ -904,6 +941,7 @@ int plx_direct_advance(direct_op_t *op, int *moved)
             /* closed by a member: nobody works on it; the next turn waits
              * for the others to be past it */
             __atomic_store_n(done_of(nd->win[nd->me]), op->seq, __ATOMIC_RELEASE);
+            announce(nd);
             op->phase = DIRECT_DONE;
             closes_run(nd);
             return 1;
@@ -928,6 +966,34 @@ int plx_direct_advance(direct_op_t *op, int *moved)
         else if (spin_on(op)) *moved = 1;
     }
     return op->phase == DIRECT_DONE;
+}
+
+/* ---- sleeping waits (more ranks than cores) -------------------------------- */
+int plx_direct_sleep_target(const direct_op_t *op, direct_sleep_t *t)
+{
+    const struct node_direct *nd = op->nd;
+    if (op->v || !nd || !nd->oversub || op->phase == DIRECT_DONE) return 0;
+    if (op->phase != DIRECT_MEET && op->phase != DIRECT_DRAIN) return 0;
+    int m = op->next;
+    if (m < 0 || m >= nd->n || m == nd->me) return 0;
+    unsigned char *w = nd->win[m];
+    t->event = event_of(w);
+    t->sleepers = sleepers_of(w);
+    t->ev = __atomic_load_n(t->event, __ATOMIC_SEQ_CST);
+    t->word = op->phase == DIRECT_MEET ? &hdr_of(w)->seq : done_of(w);
+    t->want = op->seq;
+    /* (read after the event: a store between them shows here) */
+    return __atomic_load_n(t->word, __ATOMIC_SEQ_CST) < t->want;
+}
+
+void plx_direct_sleep(direct_sleep_t *t, double max_s)
+{
+    __atomic_add_fetch(t->sleepers, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(t->word, __ATOMIC_SEQ_CST) < t->want) {
+        struct timespec ts = { 0, (long)(max_s * 1e9) };
+        syscall(SYS_futex, t->event, FUTEX_WAIT, t->ev, &ts, NULL, 0);
+    }
+    __atomic_sub_fetch(t->sleepers, 1, __ATOMIC_SEQ_CST);
 }
 
 int plx_direct_abort(direct_op_t *op, plx_status_t st)

@@ -60,6 +60,19 @@ int plx_direct_advance(direct_op_t *op, int *moved);
 /* Timeout / dead peer check for the progress engine: ends the op with a
  * message naming the ranks waited for; 1 if it ended it. */
 int plx_direct_check(direct_op_t *op, double elapsed, double limit);
+/* With more ranks on the node than cores, a blocking wait sleeps instead
+ * of yielding: the engine (lock held) asks where op waits (0: it does not
+ * wait for a member's store, or ranks do not outnumber cores), then,
+ * without the lock, sleeps until that member's next store or max_s.  The
+ * member wakes it (futex in the shared control area). */
+typedef struct direct_sleep {
+    uint32_t *event, *sleepers;      /* the member's futex word and sleeper count */
+    uint32_t ev;                     /* the event count seen before the last check */
+    const uint64_t *word;            /* seq or done of that member ... */
+    uint64_t want;                   /* ... reaching this ends the wait */
+} direct_sleep_t;
+int plx_direct_sleep_target(const direct_op_t *op, direct_sleep_t *t);
+void plx_direct_sleep(direct_sleep_t *t, double max_s);
 /* The ranks disagree on this call across paths (lib/coll/call_record.c):
  * end op with st (published to the peers as a failure) if no member can be
  * using this rank's buffers yet (before the work, some member's header
