@@ -24,6 +24,8 @@
 
 #include "sched.h"
 
+#include <stdio.h>
+
 typedef enum {
     PLX_COLL_BARRIER = 0,
     PLX_COLL_BCAST,
@@ -168,6 +170,21 @@ const coll_algo_t *coll_algo_find(plx_coll_t coll, const char *name);
  * Pointers into a buffer of elements of es bytes. */
 #define COLL_AT(buf, elems, es)  ((char *)(buf) + (size_t)(elems) * (es))
 #define COLL_CAT(buf, elems, es) ((const char *)(buf) + (size_t)(elems) * (es))
+
+/* The members a timed-out node-local wait names in its message, "1 (world
+ * 5), 3 (world 7)": the first 8 of them; n counts all. */
+typedef struct coll_rank_list {
+    char text[256];
+    size_t len;
+    int n;
+} coll_rank_list_t;
+
+static inline void coll_rank_list_add(coll_rank_list_t *l, int rank, int world)
+{
+    if (l->n++ < 8 && l->len < sizeof l->text - 24)
+        l->len += (size_t)snprintf(l->text + l->len, sizeof l->text - l->len, "%s%d (world %d)",
+                                   l->len ? ", " : "", rank, world);
+}
 
 static inline int coll_in_place(const void *p) { return p == PLX_IN_PLACE; }
 

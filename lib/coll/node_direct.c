@@ -1022,9 +1022,7 @@ int plx_direct_check(direct_op_t *op, double elapsed, double limit)
     plx_comm_t c = op->comm;
     plx_context_t ctx = c->ctx;
     uint64_t s = op->seq;
-    char list[256] = "";
-    size_t len = 0;
-    int nmissing = 0;
+    coll_rank_list_t waited = { "", 0, 0 };   /* who are we waiting for? */
     plx_status_t st = PLX_SUCCESS;
     int gave_up = -1;
     for (int m = 0; m < nd->n; m++) {
@@ -1044,9 +1042,7 @@ int plx_direct_check(direct_op_t *op, double elapsed, double limit)
         else if (op->phase == DIRECT_DRAIN)
             missing = __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) < s;
         if (!missing) continue;
-        if (nmissing++ < 8 && len < sizeof list - 24)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s%d (world %d)", len ? ", " : "",
-                                    m, nd->world[m]);
+        coll_rank_list_add(&waited, m, nd->world[m]);
     }
     if (st == PLX_SUCCESS && elapsed < limit) return 0;
     if (st == PLX_SUCCESS) st = PLX_ERR_TIMEOUT;
@@ -1059,15 +1055,15 @@ int plx_direct_check(direct_op_t *op, double elapsed, double limit)
         plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): rank %d "
                   "(world %d) gave up on it (%s); waiting for %s: %s", name, c->id, c->rank, c->size,
                   (unsigned long long)s, gave_up, nd->world[gave_up], plx_strerror(st), what[op->phase],
-                  nmissing ? list : "none");
+                  waited.n ? waited.text : "none");
     else if (st == PLX_ERR_PEER_FAILED)
         plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): a peer "
                   "failed; waiting for %s: %s", name, c->id, c->rank, c->size, (unsigned long long)s,
-                  what[op->phase], nmissing ? list : "none");
+                  what[op->phase], waited.n ? waited.text : "none");
     else
         plx_error("plx_%s timed out after %g s on comm %u (rank %d of %d), node-local sequence %llu "
                   "(direct), waiting for %s: %s", name, limit, c->id, c->rank, c->size,
-                  (unsigned long long)s, what[op->phase], nmissing ? list : "none");
+                  (unsigned long long)s, what[op->phase], waited.n ? waited.text : "none");
     fail(op, st);
     return 1;
 }

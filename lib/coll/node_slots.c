@@ -581,10 +581,7 @@ int plx_slots_check(slots_op_t *op, double elapsed, double limit)
     plx_comm_t c = op->comm;
     plx_context_t ctx = c->ctx;
     uint64_t s = op->seq;
-    /* who are we waiting for? */
-    char list[256] = "";
-    size_t len = 0;
-    int nmissing = 0;
+    coll_rank_list_t waited = { "", 0, 0 };   /* who are we waiting for? */
     plx_status_t st = PLX_SUCCESS;
     for (int m = 0; m < ns->n; m++) {
         if (m == ns->me) continue;
@@ -597,22 +594,20 @@ int plx_slots_check(slots_op_t *op, double elapsed, double limit)
         if (!missing) continue;
         int w = c->world_rank[m];
         if (plx_peer_status(ctx, w) != PLX_SUCCESS) st = PLX_ERR_PEER_FAILED;
-        if (nmissing++ < 8 && len < sizeof list - 24)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s%d (world %d)", len ? ", " : "",
-                                    m, w);
+        coll_rank_list_add(&waited, m, w);
     }
     if (st == PLX_SUCCESS && elapsed < limit) return 0;
     if (st == PLX_SUCCESS) st = PLX_ERR_TIMEOUT;
     const char *name = plx_coll_name(op->a.coll);
     if (st == PLX_ERR_PEER_FAILED)
         plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu: peer failed among "
-                  "rank(s) %s", name, c->id, c->rank, c->size, (unsigned long long)s, list);
+                  "rank(s) %s", name, c->id, c->rank, c->size, (unsigned long long)s, waited.text);
     else
         plx_error("plx_%s timed out after %g s on comm %u (rank %d of %d), node-local sequence %llu "
                   "(shm_slots, %s): no %s from rank(s) %s", name, limit, c->id, c->rank, c->size,
                   (unsigned long long)s, op->phase == SLOTS_WRITE ? "write permission" : "reading",
                   op->phase == SLOTS_WRITE ? "release" : "contribution",
-                  nmissing ? list : "(an earlier collective of this communicator)");
+                  waited.n ? waited.text : "(an earlier collective of this communicator)");
     /* the window protocol of this communicator is out of step from here on */
     ns->broken = 1;
     ns->broken_status = st;
