@@ -827,6 +827,12 @@ static int work(direct_op_t *op)
         if (piece < DIRECT_PIECE_MIN) piece = nd->piece < DIRECT_PIECE_MIN ? nd->piece : DIRECT_PIECE_MIN;
     }
     piece = piece / op->es * op->es;
+    /* A plain copy needs no piece when every member has a core and no
+     * progress thread shares this one: one system call for the whole
+     * segment, as both ranks copy at once anyway (perf/RESULTS.md "Issue
+     * 11, 2 ranks: one read per block": a process_vm_readv costs ~2 us
+     * before its first byte; 4-16 of them per call at 1-4 MiB) */
+    if (sg.kind != SEG_REDUCE && nd->spin && !op->comm->ctx->pt.running) piece = l;
     if (l > piece) l = piece;
     plx_status_t st;
     if (sg.kind == SEG_REDUCE)
