@@ -124,6 +124,8 @@
 #define DIRECT_SPIN_S    1e-3          /* longest pure spin of one wait (see spin_on) */
 #define DIRECT_REDUCE_ROOT_NUM 36     /* 2-rank reduce: the root's share of the elements, /64 */
 #define DIRECT_SPIN_SHARE 0.25         /* ... and at most this share of the own work's time */
+#define DIRECT_PIECE_SOLO (512u << 10) /* a reduction piece at 2 ranks with a core each and no
+                                          progress thread (PLX_DIRECT_PIECE unset): see setup */
 
 enum { DIRECT_TURN = 0, DIRECT_MEET, DIRECT_WORK, DIRECT_DRAIN, DIRECT_DONE };
 enum { ADDR_IN = 0, ADDR_OUT, ADDR_AUX };
@@ -166,6 +168,7 @@ struct node_direct {
     void **tl;                       /* [n] its state */
     uint64_t (*addr)[3];             /* [n] addresses published for the current collective */
     size_t piece;
+    size_t piece_solo;               /* a reduction piece while no progress thread runs */
     unsigned char *acc, *tmp;        /* piece-sized buffers (in-place accumulator, operand) */
     void *scratch;                   /* reused by the collectives of this comm, one at a time */
     size_t scratch_cap;
@@ -310,8 +313,18 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
     nd->piece = ctx->cfg.direct_piece ? ctx->cfg.direct_piece : (128u << 10);
     nd->piece &= ~(size_t)63;   /* a multiple of every element size */
     if (nd->piece < 64) nd->piece = 64;
-    nd->acc = aligned_alloc(64, nd->piece);
-    nd->tmp = aligned_alloc(64, nd->piece);
+    /* 2 ranks, each on its own core, nobody to give a core back to (no
+     * progress thread): a reduction piece pays two system calls (read,
+     * then write of the result into the peer) of a few us each before its
+     * first byte, so a larger one is faster at every size, while the piece,
+     * its operand and its destination still fit the 2 MiB L2 (perf/RESULTS.md
+     * "Issue 11, 2 ranks: one read per block, larger reduction pieces":
+     * allreduce 1 MiB-64 MiB 0.80-0.88x the time of 128 KiB pieces) */
+    nd->piece_solo = nd->piece;
+    long ncpu0 = sysconf(_SC_NPROCESSORS_ONLN);
+    if (!ctx->cfg.direct_piece && n == 2 && ncpu0 >= 2) nd->piece_solo = DIRECT_PIECE_SOLO;
+    nd->acc = aligned_alloc(64, nd->piece_solo);
+    nd->tmp = aligned_alloc(64, nd->piece_solo);
     if (!nd->win || !nd->world || !nd->ops || !nd->tl || !nd->addr || !nd->acc || !nd->tmp)
         goto no;
     nd->me = -1;
@@ -821,7 +834,7 @@ static int work(direct_op_t *op)
     /* a reduction piece reads (and may write) it once per peer: shrink it
      * with the rank count so one call stays about two copies of a piece
      * long (the progress thread holds the context lock that long) */
-    size_t piece = nd->piece;
+    size_t piece = nd->spin && !op->comm->ctx->pt.running ? nd->piece_solo : nd->piece;
     if (sg.kind == SEG_REDUCE && nd->n > 2) {
         piece /= (size_t)(nd->n - 1);
         if (piece < DIRECT_PIECE_MIN) piece = nd->piece < DIRECT_PIECE_MIN ? nd->piece : DIRECT_PIECE_MIN;

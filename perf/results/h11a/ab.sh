@@ -10,7 +10,7 @@ for ((r = 1; r <= rounds; r++)); do
     for c in ${colls//,/ }; do
       for s in ${sizes//,/ }; do
         load=$(cut -d' ' -f1 /proc/loadavg)
-        env "${ev[@]}" PLX_PREFIX=$pre $pre/bin/plexusrun -n 2 $pre/bin/plx_perf --coll $c -b $s -e $s -w 5 -c 1 2>&1 |
+        env "${ev[@]}" PLX_PREFIX=$pre LD_LIBRARY_PATH=$pre/lib $pre/bin/plexusrun -n 2 $pre/bin/plx_perf --coll $c -b $s -e $s -w 5 -c 1 2>&1 |
           awk -v l=$lab -v c=$c -v r=$r -v ld=$load '$1 ~ /^[0-9]+$/ && NF > 5 {print l, c, $1, $(NF-4), $(NF-2), r, ld; exit}'
       done
     done
