@@ -42,21 +42,33 @@
  *            the two).  The two processes are pinned to two different CPUs
  *            (the first two this process could use at start).
  *            GB/s = bytes of the remote buffer per second, best of REPS.
+ *   sizes    with --sizes LIST (the plx_perf sizes N of a 2-rank sweep): the
+ *            same four figures, both processes at once, at each size's
+ *            working set, CSIZE = N/2 (the bytes each rank moves), with the
+ *            read and the copy in one call each (as the direct allgather and
+ *            alltoall do with a core per rank) and read-and-add and write in
+ *            -p pieces; best of enough passes for ~50 ms per figure (at least
+ *            5).  At 1-4 MiB both ranks' buffers fit the caches, so these
+ *            rates are far above the 64 MiB ones: a bound per size.
  *
  * Build: cc -O3 -o limits perf/limits.c          (perf/compare does that;
  *        -O3 vectorises the float32 add like the library's kernels)
- * Usage: limits [-s SIZE] [-c CSIZE] [-r REPS] [-t TRIPS] [-p PIECE] [--no-pin] [--csv]
+ * Usage: limits [-s SIZE] [-c CSIZE] [-r REPS] [-t TRIPS] [-p PIECE] [--sizes LIST] [--no-pin] [--csv]
  *   -s SIZE   memcpy size, K/M/G suffixes (default 64M)
  *   -c CSIZE  cma buffer size (default SIZE)
  *   -r REPS   memcpy repetitions, the best counts (default 10)
  *   -t TRIPS  round trips measured (default 200000, in batches of 100)
  *   -p PIECE  cma piece size (default 128K)
+ *   --sizes LIST  comma-separated plx_perf sizes (e.g. 1M,4M,16M,64M): the
+ *             per-size figures above, after the others
  *   --csv     print "metric,value,unit" rows instead of prose:
  *             memcpy_gbps,<GB/s>,GB/s   memcpy_bytes,<SIZE>,B
  *             rtt_us,<median>,us        rtt_min_us,<min batch>,us
  *             cma_gbps, cma_add_gbps, cma_write_gbps, cma_copy_gbps, cma_pair_gbps,
  *             cma_add_pair_gbps, cma_write_pair_gbps, cma_copy_pair_gbps (GB/s)
  *             cma_piece_bytes, cma_bytes (B)
+ *             per --sizes entry N: cma_pair_gbps_N, cma_add_pair_gbps_N,
+ *             cma_write_pair_gbps_N, cma_copy_pair_gbps_N (GB/s)
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -230,7 +242,8 @@ static double cma_pass(pid_t pid, uint64_t raddr, uint64_t waddr, char *dst, con
 
 /* Process `me` (0 or 1) of the measurement: best times of REPS passes of
  * each kind, alone (only process 0 reads) and as a pair. */
-static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t piece, int reps, int pair)
+static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t piece, size_t cpiece, int reps,
+                     int pair)
 {
     char *dst = malloc(size), *mine = malloc(size), *tmp = malloc(piece);
     if (!dst || !mine || !tmp) { fprintf(stderr, "limits: cannot allocate for cma\n"); exit(1); }
@@ -250,8 +263,9 @@ static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t 
             int want = 2 * (kind * (reps + 1) + r + 2);
             while (__atomic_load_n(&sh->go, __ATOMIC_ACQUIRE) < want) sched_yield();
             if (pair || me == 0) {
-                double t = cma_pass(other, sh->addr[1 - me], sh->daddr[1 - me], dst, mine, tmp, size, piece,
-                                    kind);
+                /* cpiece: the read and the copy (kinds 0 and 3) */
+                double t = cma_pass(other, sh->addr[1 - me], sh->daddr[1 - me], dst, mine, tmp, size,
+                                    kind == 0 || kind == 3 ? cpiece : piece, kind);
                 if (t < 0) { sh->secs[me][kind] = -1; break; }
                 if (r >= 0 && t < best) best = t;
             }
@@ -267,10 +281,13 @@ static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t 
 }
 
 /* gbps[0..7]: cma, cma+add, write, copy (one process working), then each
- * as a pair (the slower of the two processes); -1 where refused. */
-static void cma_gbps(size_t size, size_t piece, int reps, int pin, double gbps[8])
+ * as a pair (the slower of the two processes); -1 where refused.  cpiece:
+ * the piece of the read and the copy; pairs_only: skip the alone figures
+ * (left -1). */
+static void cma_gbps(size_t size, size_t piece, size_t cpiece, int reps, int pin, int pairs_only, double gbps[8])
 {
-    for (int pair = 0; pair < 2; pair++) {
+    for (int k = 0; k < 4; k++) gbps[k] = -1;
+    for (int pair = pairs_only; pair < 2; pair++) {
         cma_shared_t *sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (sh == MAP_FAILED) { perror("limits: mmap"); exit(1); }
         memset((void *)sh, 0, sizeof *sh);
@@ -280,11 +297,11 @@ static void cma_gbps(size_t size, size_t piece, int reps, int pin, double gbps[8
         if (pid == 0) {
             if (pin) pin_to(1);
             alarm(300);
-            cma_side(sh, 1, parent, size, piece, reps, pair);
+            cma_side(sh, 1, parent, size, piece, cpiece, reps, pair);
             _exit(0);
         }
         if (pin) pin_to(0);
-        cma_side(sh, 0, pid, size, piece, reps, pair);
+        cma_side(sh, 0, pid, size, piece, cpiece, reps, pair);
         int st;
         waitpid(pid, &st, 0);
         for (int kind = 0; kind < 4; kind++) {
@@ -303,6 +320,7 @@ int main(int argc, char **argv)
     int reps = 10, csv = 0, pin = 1;
     long trips = 200000;
     size_t piece = 128u << 10, csize = 0;
+    const char *sizes = NULL;
     allowed0_ok = sched_getaffinity(0, sizeof allowed0, &allowed0) == 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -311,6 +329,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-r") && v) { reps = atoi(v); i++; if (reps < 1) goto bad; }
         else if (!strcmp(a, "-t") && v) { trips = atol(v); i++; if (trips < 1) goto bad; }
         else if (!strcmp(a, "-p") && v) { if (parse_size(v, &piece) || piece % 4) goto bad; i++; }
+        else if (!strcmp(a, "--sizes") && v) { sizes = v; i++; }
         else if (!strcmp(a, "--csv")) csv = 1;
         else if (!strcmp(a, "--no-pin")) pin = 0;
         else goto bad;
@@ -319,7 +338,7 @@ int main(int argc, char **argv)
     rtt_us(trips, pin, &med, &min);
     double cma[8];
     if (!csize) csize = size;
-    cma_gbps(csize, piece, reps < 5 ? reps : 5, pin, cma);
+    cma_gbps(csize, piece, piece, reps < 5 ? reps : 5, pin, 0, cma);
     if (csv) {
         printf("metric,value,unit\n");
         printf("memcpy_gbps,%.3f,GB/s\n", gbps);
@@ -346,8 +365,36 @@ int main(int argc, char **argv)
                "%.2f / %.2f GB/s\n",
                csize, piece, cma[0], cma[4], cma[1], cma[5], cma[2], cma[6], cma[3], cma[7]);
     }
+    for (const char *p = sizes; p && *p;) {
+        /* one plx_perf size N: each rank moves N/2 */
+        char one[64];
+        size_t l = strcspn(p, ","), n;
+        if (l >= sizeof one) goto bad;
+        memcpy(one, p, l);
+        one[l] = 0;
+        p += l + (p[l] == ',');
+        if (parse_size(one, &n) || n < 8 || n / 2 % 4) goto bad;
+        size_t c = n / 2;
+        /* ~50 ms per figure at the slowest rate seen here (~2 GB/s), at least 5 passes */
+        long rp = (long)(0.05 * 2e9 / (double)c);
+        if (rp < 5) rp = 5;
+        if (rp > 2000) rp = 2000;
+        double g[8];
+        cma_gbps(c, piece, c, (int)rp, pin, 1, g);
+        if (csv) {
+            printf("cma_pair_gbps_%zu,%.3f,GB/s\n", n, g[4]);
+            printf("cma_add_pair_gbps_%zu,%.3f,GB/s\n", n, g[5]);
+            printf("cma_write_pair_gbps_%zu,%.3f,GB/s\n", n, g[6]);
+            printf("cma_copy_pair_gbps_%zu,%.3f,GB/s\n", n, g[7]);
+        } else {
+            printf("2 ranks at %zu bytes (each moves %zu), both processes at once, best of %ld: "
+                   "process_vm_readv in one call %.2f GB/s, read-and-add in %zu-byte pieces %.2f GB/s, "
+                   "process_vm_writev of a hot piece %.2f GB/s, memcpy in one call %.2f GB/s\n",
+                   n, c, rp, g[4], piece, g[5], g[6], g[7]);
+        }
+    }
     return 0;
 bad:
-    fprintf(stderr, "usage: limits [-s SIZE] [-c CSIZE] [-r REPS] [-t TRIPS] [-p PIECE] [--no-pin] [--csv]\n");
+    fprintf(stderr, "usage: limits [-s SIZE] [-c CSIZE] [-r REPS] [-t TRIPS] [-p PIECE] [--sizes LIST] [--no-pin] [--csv]\n");
     return 2;
 }
