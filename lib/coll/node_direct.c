@@ -124,6 +124,7 @@
 #define DIRECT_SPIN_S    1e-3          /* longest pure spin of one wait (see spin_on) */
 #define DIRECT_REDUCE_ROOT_NUM 36     /* 2-rank reduce: the root's share of the elements, /64 */
 #define DIRECT_SPIN_SHARE 0.25         /* ... and at most this share of the own work's time */
+#define DIRECT_WHOLE_MAX (2u << 20)    /* a copy segment up to this size: one call (see work) */
 #define DIRECT_PIECE_SOLO (512u << 10) /* a reduction piece at 2 ranks with a core each and no
                                           progress thread (PLX_DIRECT_PIECE unset): see setup */
 
@@ -169,6 +170,7 @@ struct node_direct {
     uint64_t (*addr)[3];             /* [n] addresses published for the current collective */
     size_t piece;
     size_t piece_solo;               /* a reduction piece while no progress thread runs */
+    int piece_set;                   /* PLX_DIRECT_PIECE given: every piece is that size */
     unsigned char *acc, *tmp;        /* piece-sized buffers (in-place accumulator, operand) */
     void *scratch;                   /* reused by the collectives of this comm, one at a time */
     size_t scratch_cap;
@@ -321,6 +323,7 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
      * "Issue 11, 2 ranks: one read per block, larger reduction pieces":
      * allreduce 1 MiB-64 MiB 0.80-0.88x the time of 128 KiB pieces) */
     nd->piece_solo = nd->piece;
+    nd->piece_set = ctx->cfg.direct_piece != 0;
     long ncpu0 = sysconf(_SC_NPROCESSORS_ONLN);
     if (!ctx->cfg.direct_piece && n == 2 && ncpu0 >= 2) nd->piece_solo = DIRECT_PIECE_SOLO;
     nd->acc = aligned_alloc(64, nd->piece_solo);
@@ -844,8 +847,12 @@ static int work(direct_op_t *op)
      * progress thread shares this one: one system call for the whole
      * segment, as both ranks copy at once anyway (perf/RESULTS.md "Issue
      * 11, 2 ranks: one read per block": a process_vm_readv costs ~2 us
-     * before its first byte; 4-16 of them per call at 1-4 MiB) */
-    if (sg.kind != SEG_REDUCE && nd->spin && !op->comm->ctx->pt.running) piece = l;
+     * before its first byte; 4-16 of them per call at 1-4 MiB).  Only for
+     * a segment that fits the caches: from 8 MiB on the one call measured
+     * 0-10 % slower than the pieces.  Unless PLX_DIRECT_PIECE is set. */
+    if (sg.kind != SEG_REDUCE && sg.len <= DIRECT_WHOLE_MAX && nd->spin && !op->comm->ctx->pt.running &&
+        !nd->piece_set)
+        piece = l;
     if (l > piece) l = piece;
     plx_status_t st;
     if (sg.kind == SEG_REDUCE)
