@@ -34,10 +34,11 @@
  * before any buffer is touched).
  * Two waits per collective (meet, drain), whatever the rank count: each
  * costs a cache-line round trip, or a scheduler slice when ranks
- * outnumber cores.  Then a waiting rank sleeps on the futex word of the
- * member it waits for (plx_direct_sleep), which that member wakes after
- * its store: the core goes to a rank with work instead of to a
- * sched_yield / nanosleep round robin among the waiters.
+ * outnumber cores.  Then a waiting rank yields for up to 1 ms (the
+ * engine, lib/request.c: its core stays busy and goes to a runnable rank)
+ * and then sleeps on the futex word of the member it waits for
+ * (plx_direct_sleep), which that member wakes after its store, instead of
+ * a nanosleep round robin among the waiters.
  *
  * Segments.  COPY: read bytes [roff, roff+len) of one member's published
  * buffer into a local destination.  WRITE: the other direction
