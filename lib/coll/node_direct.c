@@ -120,6 +120,14 @@
 #define DIRECT_EVENT_OFF 448
 #define DIRECT_WIN_MIN   512
 #define DIRECT_PIECE_MIN (32u << 10)   /* below this the system call per piece dominates */
+/* The piece when ranks outnumber cores and no progress thread runs (and
+ * PLX_DIRECT_PIECE is not set): a rank then has its core for a scheduler
+ * slice and nobody else waits on its lock, so a short pass buys nothing,
+ * and each piece costs a system call per peer plus a pass through the
+ * wait loop.  4 ranks on 2 cores, 1 MiB against 128 KiB: reduce 1 MiB
+ * 0.6-0.8x the time, allreduce 0.7-0.85x, bcast 4 MiB 0.7x, alltoall and
+ * allgather 0.9x (perf/RESULTS.md, issue 11, "yield, then sleep"). */
+#define DIRECT_PIECE_OVERSUB (1u << 20)
 #define DIRECT_GHOST     (-1)          /* header coll of a closed number (root: its status) */
 #define DIRECT_PHASES    4             /* numbers per schedule for its node-local phases */
 #define DIRECT_SPIN_S    1e-3          /* longest pure spin of one wait (see spin_on) */
@@ -167,6 +175,7 @@ struct node_direct {
     void **tl;                       /* [n] its state */
     uint64_t (*addr)[3];             /* [n] addresses published for the current collective */
     size_t piece;
+    size_t piece_big;                /* the piece with ranks outnumbering cores (work) */
     unsigned char *acc, *tmp;        /* piece-sized buffers (in-place accumulator, operand) */
     void *scratch;                   /* reused by the collectives of this comm, one at a time */
     size_t scratch_cap;
@@ -311,8 +320,17 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
     nd->piece = ctx->cfg.direct_piece ? ctx->cfg.direct_piece : (128u << 10);
     nd->piece &= ~(size_t)63;   /* a multiple of every element size */
     if (nd->piece < 64) nd->piece = 64;
-    nd->acc = aligned_alloc(64, nd->piece);
-    nd->tmp = aligned_alloc(64, nd->piece);
+    nd->piece_big = nd->piece;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int local = ctx->size;
+    if (ctx->node_of) {
+        local = 0;
+        for (int r = 0; r < ctx->size; r++) local += ctx->node_of[r] == ctx->node_of[ctx->rank];
+    }
+    if (local < n) local = n;
+    if (ncpu > 0 && local > ncpu && !ctx->cfg.direct_piece) nd->piece_big = DIRECT_PIECE_OVERSUB;
+    nd->acc = aligned_alloc(64, nd->piece_big);
+    nd->tmp = aligned_alloc(64, nd->piece_big);
     if (!nd->win || !nd->world || !nd->ops || !nd->tl || !nd->addr || !nd->acc || !nd->tmp)
         goto no;
     nd->me = -1;
@@ -337,15 +355,8 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
     }
     if (nd->me < 0) goto no;
     nd->n = n;
-    /* every rank of the node counts, not only this comm's members: two
-     * 2-rank comms of a 4-rank node on 2 cores share them too */
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int local = ctx->size;
-    if (ctx->node_of) {
-        local = 0;
-        for (int r = 0; r < ctx->size; r++) local += ctx->node_of[r] == ctx->node_of[ctx->rank];
-    }
-    if (local < n) local = n;
+    /* every rank of the node counts (local, above), not only this comm's
+     * members: two 2-rank comms of a 4-rank node on 2 cores share them too */
     nd->spin = ncpu > 0 && local <= ncpu;
     nd->oversub = ncpu > 0 && local > ncpu;
     /* A reused id finds its window holding an earlier comm's numbers: the
@@ -822,7 +833,7 @@ static int work(direct_op_t *op)
     /* a reduction piece reads (and may write) it once per peer: shrink it
      * with the rank count so one call stays about two copies of a piece
      * long (the progress thread holds the context lock that long) */
-    size_t piece = nd->piece;
+    size_t piece = nd->oversub && !op->comm->ctx->pt.running ? nd->piece_big : nd->piece;
     if (sg.kind == SEG_REDUCE && nd->n > 2) {
         piece /= (size_t)(nd->n - 1);
         if (piece < DIRECT_PIECE_MIN) piece = nd->piece < DIRECT_PIECE_MIN ? nd->piece : DIRECT_PIECE_MIN;
