@@ -33,17 +33,23 @@
  * 32 KiB, where shm_slots no longer fits the payload and the ring took
  * over (8-28 us against direct's 8-18 us in five interleaved rounds at
  * 32 KiB, and 1.1-1.7x slower than before issues 11-15 in the quiet window
- * of RESULTS "third session"). */
+ * of RESULTS "third session").  Gather at 4 ranks from 64 KiB per block
+ * once direct's waits yield before sleeping (256 KiB total: 24-26 us
+ * against linear's 33-44, RESULTS issue 11 "yield, then sleep").  3 and 5
+ * ranks on 2 cores, the same sweeps (256 KiB-4 MiB totals, 3 alternating
+ * rounds): direct faster for bcast, reduce, alltoall and gather at both
+ * (bcast 256 KiB 0.6x / 0.5x the time), scatter at 3 ranks only (85 KiB
+ * blocks are 256 KiB at 3 ranks: the smallest measured). */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
-    "bcast:0-32K/2-2@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
-    "reduce:0-32K/2-2@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather,0-inf@ordered;"
+    "bcast:0-32K/2-2@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
+    "reduce:0-32K/2-2@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather,0-inf@ordered;"
     "allreduce:0-32K@shm_slots,32K-inf/2-2@direct,64K-inf@direct,0-inf@hier,0-16K@recursive_doubling,16K-inf@ring,0-inf@recursive_doubling;"
     "allgather:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-32K@bruck,32K-inf@ring;"
     "reduce_scatter:4M-inf/2-2@direct,64K-inf/3-inf@direct,0-16K@recursive_halving,16K-inf@ring,0-inf@ordered;"
-    "alltoall:64K-inf/2-2@direct,64K-inf/4-4@direct,0-4K@linear,4K-inf@pairwise;"
-    "gather:256K-inf/2-2@direct,128K-inf/4-4@direct,0-32K@binomial,32K-inf@linear;"
-    "scatter:256K-inf/2-2@direct,256K-inf/4-4@direct,0-32K@binomial,32K-inf@linear;"
+    "alltoall:64K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-4K@linear,4K-inf@pairwise;"
+    "gather:256K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
+    "scatter:256K-inf/2-2@direct,256K-inf/4-4@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
     /* issue 14; the last range of reduce/allreduce/reduce_scatter is the
      * rank-ordered fallback a non-commutative user op falls through to.
      * The node-local v-forms (node_slots_v.c, node_direct_v.c): alltoallv,

@@ -34,10 +34,11 @@
  * before any buffer is touched).
  * Two waits per collective (meet, drain), whatever the rank count: each
  * costs a cache-line round trip, or a scheduler slice when ranks
- * outnumber cores.  Then a waiting rank sleeps on the futex word of the
- * member it waits for (plx_direct_sleep), which that member wakes after
- * its store: the core goes to a rank with work instead of to a
- * sched_yield / nanosleep round robin among the waiters.
+ * outnumber cores.  Then a waiting rank yields for up to 1 ms (the
+ * engine, lib/request.c: its core stays busy and goes to a runnable rank)
+ * and then sleeps on the futex word of the member it waits for
+ * (plx_direct_sleep), which that member wakes after its store, instead of
+ * a nanosleep round robin among the waiters.
  *
  * Segments.  COPY: read bytes [roff, roff+len) of one member's published
  * buffer into a local destination.  WRITE: the other direction
@@ -119,6 +120,14 @@
 #define DIRECT_EVENT_OFF 448
 #define DIRECT_WIN_MIN   512
 #define DIRECT_PIECE_MIN (32u << 10)   /* below this the system call per piece dominates */
+/* The piece when ranks outnumber cores and no progress thread runs (and
+ * PLX_DIRECT_PIECE is not set): a rank then has its core for a scheduler
+ * slice and nobody else waits on its lock, so a short pass buys nothing,
+ * and each piece costs a system call per peer plus a pass through the
+ * wait loop.  4 ranks on 2 cores, 1 MiB against 128 KiB: reduce 1 MiB
+ * 0.6-0.8x the time, allreduce 0.7-0.85x, bcast 4 MiB 0.7x, alltoall and
+ * allgather 0.9x (perf/RESULTS.md, issue 11, "yield, then sleep"). */
+#define DIRECT_PIECE_OVERSUB (1u << 20)
 #define DIRECT_GHOST     (-1)          /* header coll of a closed number (root: its status) */
 #define DIRECT_PHASES    4             /* numbers per schedule for its node-local phases */
 #define DIRECT_SPIN_S    1e-3          /* longest pure spin of one wait (see spin_on) */
@@ -169,7 +178,7 @@ struct node_direct {
     void **tl;                       /* [n] its state */
     uint64_t (*addr)[3];             /* [n] addresses published for the current collective */
     size_t piece;
-    size_t piece_solo;               /* a reduction piece while no progress thread runs */
+    size_t piece_solo;               /* the piece while no progress thread runs (setup) */
     int piece_set;                   /* PLX_DIRECT_PIECE given: every piece is that size */
     unsigned char *acc, *tmp;        /* piece-sized buffers (in-place accumulator, operand) */
     void *scratch;                   /* reused by the collectives of this comm, one at a time */
@@ -315,19 +324,32 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
     nd->piece = ctx->cfg.direct_piece ? ctx->cfg.direct_piece : (128u << 10);
     nd->piece &= ~(size_t)63;   /* a multiple of every element size */
     if (nd->piece < 64) nd->piece = 64;
-    /* 2 ranks, each on its own core, nobody to give a core back to (no
-     * progress thread): a reduction piece pays two system calls (read,
-     * then write of the result into the peer) of a few us each before its
-     * first byte, so a larger one is faster at every size, while the piece,
-     * its operand and its destination still fit the 2 MiB L2 (perf/RESULTS.md
-     * "Issue 11, 2 ranks: one read per block, larger reduction pieces":
-     * allreduce 1 MiB-64 MiB 0.80-0.88x the time of 128 KiB pieces) */
-    nd->piece_solo = nd->piece;
     nd->piece_set = ctx->cfg.direct_piece != 0;
-    long ncpu0 = sysconf(_SC_NPROCESSORS_ONLN);
-    if (!ctx->cfg.direct_piece && n == 2 && ncpu0 >= 2) nd->piece_solo = DIRECT_PIECE_SOLO;
-    nd->acc = aligned_alloc(64, nd->piece_solo);
-    nd->tmp = aligned_alloc(64, nd->piece_solo);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int local = ctx->size;
+    if (ctx->node_of) {
+        local = 0;
+        for (int r = 0; r < ctx->size; r++) local += ctx->node_of[r] == ctx->node_of[ctx->rank];
+    }
+    if (local < n) local = n;
+    /* The piece while no progress thread runs (nobody to give a core back
+     * to), unless PLX_DIRECT_PIECE says otherwise:
+     * - more ranks on the node than cores: 1 MiB, each piece costs the
+     *   waiting peers a wake-up (DIRECT_PIECE_OVERSUB);
+     * - 2 ranks, each on its own core: a reduction piece pays two system
+     *   calls (read, then write of the result into the peer) of a few us
+     *   each before its first byte, so a larger one is faster at every
+     *   size, while the piece, its operand and its destination still fit
+     *   the 2 MiB L2 (perf/RESULTS.md "Issue 11, 2 ranks: one read per
+     *   block, larger reduction pieces": allreduce 1-64 MiB 0.80-0.88x the
+     *   time of 128 KiB pieces). */
+    nd->piece_solo = nd->piece;
+    if (!nd->piece_set && ncpu > 0) {
+        if (local > ncpu) nd->piece_solo = DIRECT_PIECE_OVERSUB;
+        else if (n == 2) nd->piece_solo = DIRECT_PIECE_SOLO;
+    }
+    nd->acc = aligned_alloc(64, nd->piece_solo > nd->piece ? nd->piece_solo : nd->piece);
+    nd->tmp = aligned_alloc(64, nd->piece_solo > nd->piece ? nd->piece_solo : nd->piece);
     if (!nd->win || !nd->world || !nd->ops || !nd->tl || !nd->addr || !nd->acc || !nd->tmp)
         goto no;
     nd->me = -1;
@@ -352,15 +374,8 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
     }
     if (nd->me < 0) goto no;
     nd->n = n;
-    /* every rank of the node counts, not only this comm's members: two
-     * 2-rank comms of a 4-rank node on 2 cores share them too */
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int local = ctx->size;
-    if (ctx->node_of) {
-        local = 0;
-        for (int r = 0; r < ctx->size; r++) local += ctx->node_of[r] == ctx->node_of[ctx->rank];
-    }
-    if (local < n) local = n;
+    /* every rank of the node counts (local, above), not only this comm's
+     * members: two 2-rank comms of a 4-rank node on 2 cores share them too */
     nd->spin = ncpu > 0 && local <= ncpu;
     nd->oversub = ncpu > 0 && local > ncpu;
     /* A reused id finds its window holding an earlier comm's numbers: the
@@ -837,7 +852,7 @@ static int work(direct_op_t *op)
     /* a reduction piece reads (and may write) it once per peer: shrink it
      * with the rank count so one call stays about two copies of a piece
      * long (the progress thread holds the context lock that long) */
-    size_t piece = nd->spin && !op->comm->ctx->pt.running ? nd->piece_solo : nd->piece;
+    size_t piece = !op->comm->ctx->pt.running ? nd->piece_solo : nd->piece;
     if (sg.kind == SEG_REDUCE && nd->n > 2) {
         piece /= (size_t)(nd->n - 1);
         if (piece < DIRECT_PIECE_MIN) piece = nd->piece < DIRECT_PIECE_MIN ? nd->piece : DIRECT_PIECE_MIN;
