@@ -117,6 +117,8 @@ struct plx_context {
      * and how it is told that work arrived or that it must stop. */
     struct {
         int running, stop, sleeping;
+        int want;                 /* application threads waiting for ctx->lock (atomic) */
+        unsigned posts;           /* requests activated so far (written under the lock, read without) */
         pthread_t tid;
         pthread_cond_t wake;
     } pt;
@@ -138,7 +140,17 @@ struct plx_context {
     struct sched_notice *notices;
 };
 
-static inline void plx_ctx_lock(struct plx_context *ctx) { pthread_mutex_lock(&ctx->lock); }
+/* With a progress thread, a contended lock is taken by polling (see
+ * plx_ctx_lock_polling in lib/progress_thread.c): the thread holds it for
+ * one progress pass at a time, and sleeping on the mutex would cost a
+ * futex wake-up (40-100 us on this VM) each time it changes hands. */
+void plx_ctx_lock_polling(struct plx_context *ctx);
+static inline void plx_ctx_lock(struct plx_context *ctx)
+{
+    if (pthread_mutex_trylock(&ctx->lock) == 0) return;
+    if (ctx->pt.running) plx_ctx_lock_polling(ctx);
+    else pthread_mutex_lock(&ctx->lock);
+}
 static inline void plx_ctx_unlock(struct plx_context *ctx) { pthread_mutex_unlock(&ctx->lock); }
 static inline int plx_ctx_trylock(struct plx_context *ctx) { return pthread_mutex_trylock(&ctx->lock) == 0; }
 
