@@ -170,6 +170,7 @@ struct plx_sched {
     int sig_recv;              /* first step receiving a signature; -1: none */
     uint64_t rec_call;         /* signed by the call records: the call's number (else 0) */
     uint64_t rec_word;         /* ... and this rank's record of it */
+    uint64_t rec_ok;           /* peers (< 64) whose record was seen agreeing while waiting */
     int sig_nrecv;             /* how many (1 or 2, see sig_peers) */
     int notified;              /* mismatch notices sent */
     coll_sig_t sig, sig_in[2]; /* ours, and the neighbours' as received */
@@ -185,6 +186,24 @@ struct plx_sched {
 
 /* Signed either way (sched_sign): by messages or by the call records. */
 static inline int is_signed(const plx_sched_t *s) { return s->sig_recv >= 0 || s->rec_call != 0; }
+
+/* Waiting for a message from peer: if its record of the call is already
+ * there and agrees, note it, so that the receive's completion need not
+ * read the peer's line (a cache miss) on the critical path. */
+static inline void rec_peek(plx_sched_t *s, int peer)
+{
+    if ((unsigned)peer >= 64 || (s->rec_ok >> peer & 1)) return;
+    uint64_t w = plx_callrec_peer_word(s->comm->callrec, peer, s->rec_call);
+    if (w >> 32 == (s->rec_call & 0xffffffffu) && (uint32_t)w == (uint32_t)s->rec_word)
+        s->rec_ok |= 1ull << peer;
+}
+
+/* A message from peer arrived: does its record of the call differ? */
+static inline int rec_differs(const plx_sched_t *s, int peer)
+{
+    if ((unsigned)peer < 64 && (s->rec_ok >> peer & 1)) return 0;
+    return plx_callrec_peer_differs(s->comm->callrec, peer, s->rec_call, s->rec_word);
+}
 
 /* ---- building --------------------------------------------------------------- */
 
@@ -737,8 +756,7 @@ static plx_status_t check_step(plx_sched_t *s, const sched_step_t *st)
         st->req.bytes != st->bytes) {
         /* Every message size is known to both sides, so the ranks disagree
          * on the call (or the peer's notice of that came instead). */
-        if (s->rec_call && plx_callrec_peer_differs(s->comm->callrec, st->peer, s->rec_call, s->rec_word))
-            return check_record(s, st);   /* its record names both calls */
+        if (s->rec_call && rec_differs(s, st->peer)) return check_record(s, st);   /* its record names both calls */
         rc = PLX_ERR_MISMATCH;
         char w[160], mine[96];
         where(s, w, sizeof w);
@@ -750,8 +768,7 @@ static plx_status_t check_step(plx_sched_t *s, const sched_step_t *st)
     } else if (rc == PLX_SUCCESS && s->sig_recv >= 0 && st >= &s->steps[s->sig_recv] &&
                st < &s->steps[s->sig_recv + s->sig_nrecv]) {
         rc = check_signature(s, st);
-    } else if (rc == PLX_SUCCESS && s->rec_call && st->kind == SCHED_RECV &&
-               plx_callrec_peer_differs(s->comm->callrec, st->peer, s->rec_call, s->rec_word)) {
+    } else if (rc == PLX_SUCCESS && s->rec_call && st->kind == SCHED_RECV && rec_differs(s, st->peer)) {
         rc = check_record(s, st);
     } else if (rc == PLX_ERR_TRANSPORT && st->kind == SCHED_RECV && is_signed(s)) {
         /* maybe a sender that cancelled on a mismatch: advance() waits for
@@ -839,6 +856,7 @@ static int advance(plx_sched_t *s, int *moved)
                         sched_abort(s, PLX_ERR_MISMATCH);
                         return 1;
                     }
+                    if (s->rec_call && st->kind == SCHED_RECV) rec_peek(s, st->peer);
                     return 0;
                 }
                 plx_status_t rc = check_step(s, st);

@@ -84,11 +84,15 @@ static inline uint64_t plx_callrec_publish(plx_comm_t comm, const coll_sig_t *si
  * plx_callrec_peer_differs: 1 if member m's record of call is there and
  * holds another signature or path than rec (this rank's ring word of
  * call); 0 if it agrees or is not there (m went 8 calls on: not compared). */
+static inline uint64_t plx_callrec_peer_word(const struct call_record *cr, int m, uint64_t call)
+{
+    const uint64_t *ring = (const uint64_t *)(cr->win[m] + CALLREC_RING_OFF);
+    return __atomic_load_n(&ring[call & 7], __ATOMIC_ACQUIRE);
+}
 static inline int plx_callrec_peer_differs(const struct call_record *cr, int m, uint64_t call,
                                            uint64_t rec)
 {
-    const uint64_t *ring = (const uint64_t *)(cr->win[m] + CALLREC_RING_OFF);
-    uint64_t w = __atomic_load_n(&ring[call & 7], __ATOMIC_ACQUIRE);
+    uint64_t w = plx_callrec_peer_word(cr, m, call);
     return w >> 32 == (call & 0xffffffffu) && (w & 0xffffffffu) != (rec & 0xffffffffu);
 }
 
