@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 # perf/small_ratio_sum.py -- the table of perf/small_ratio.sh runs: per
 # collective and size, each build's time as the ratio to Open MPI's in the
-# same round, summarized over rounds by the minimum and the first quartile
-# (2-rank launches are bimodal: the fast mode is what the low statistics
-# see), and each build against the first one (BASE) as the quotient of
-# those ratios.
+# same run (first quartile over rounds of each; 2-rank launches are
+# bimodal, the low statistics see the fast mode), and each build against
+# the first one (BASE) as the quotient of those ratios, which within one
+# interleaved run is the quotient of the builds' minima and first
+# quartiles.
 #
 #   perf/small_ratio_sum.py [--base NAME] [--sizes 8,64,...] FILE...
 #
-# Prints: coll bytes, then per build "min / q1 time (us)", Open MPI's, then
-# per build other than BASE "x/BASE by min, by q1" (a "!" marks a quotient
-# above 1.10 in both), and the number of rounds.
+# Prints a markdown table: coll bytes, per build "min / q1 time (us)",
+# Open MPI's, per build q1 / Open MPI's q1, per build other than BASE
+# "x/BASE by min, by q1" (a "!" marks a quotient above 1.10 in both), and
+# the number of rounds.
 import sys, collections
 
 def q1(v):
@@ -51,21 +53,24 @@ for fn in args:
 base = base or names[0]
 others = [n for n in names if n != base]
 hdr = ['coll', 'bytes'] + ['%s min/q1 (algo)' % n for n in names] + ['ompi min/q1'] + \
-      ['%s/%s (min, q1)' % (n, base) for n in others] + ['rounds']
+      ['%s/ompi (q1)' % n for n in names] + ['%s/%s (min, q1)' % (n, base) for n in others] + ['rounds']
 print('| ' + ' | '.join(hdr) + ' |')
 print('| ' + ' | '.join(['---'] * len(hdr)) + ' |')
 for c in colls:
     for b in sorted({k[3] for k in t if k[2] == c}):
         rows = [v for k, v in t.items() if k[2] == c and k[3] == b and 'ompi' in v]
         tm = {n: [v[n] for v in rows if n in v] for n in names + ['ompi']}
-        ratio = {n: [v[n] / v['ompi'] for v in rows if n in v and v['ompi'] > 0] for n in names}
         cells = ['%s' % c, '%d' % b]
         for n in names:
             cells.append('%.2f / %.2f (%s)' % (min(tm[n]), q1(tm[n]), algo.get((n, c, b), '?').split('/')[0]))
         cells.append('%.2f / %.2f' % (min(tm['ompi']), q1(tm['ompi'])))
+        for n in names:
+            cells.append('%.2f' % (q1(tm[n]) / q1(tm['ompi'])))
+        # the ratios to Open MPI of one run share its figure: their quotient
+        # is the quotient of the builds' statistics
         for n in others:
-            a = min(ratio[n]) / min(ratio[base])
-            q = q1(ratio[n]) / q1(ratio[base])
+            a = min(tm[n]) / min(tm[base])
+            q = q1(tm[n]) / q1(tm[base])
             cells.append('%s%.2f, %.2f' % ('! ' if a > 1.10 and q > 1.10 else '', a, q))
         cells.append('%d' % len(rows))
         print('| ' + ' | '.join(cells) + ' |')
