@@ -6,10 +6,13 @@
  * (its slow path, lib/request.c's deadline checks, never the fast path)
  * compares its peers' records of the same call.
  *
- * The per-path checks (slots signature word, direct header, schedule ring)
- * only meet ranks that took the same path; ranks that disagree so that they
- * take different paths (a count on the other side of the slots limit, a
- * collective whose algorithm runs elsewhere) only meet here.
+ * The per-path checks (slots signature word, direct header) only meet
+ * ranks that took the same path; ranks that disagree so that they take
+ * different paths (a count on the other side of the slots limit, a
+ * collective whose algorithm runs elsewhere) only meet here.  Schedules on
+ * these communicators have no signature messages: they compare the record
+ * of each peer whose message they receive (lib/sched.c, "Mismatches"), and
+ * the slow path here compares their records on the same path too.
  *
  * Only communicators whose members all share this node and whose id has a
  * slots window (id < 16, as for shm_slots and direct) have records; on the
