@@ -246,7 +246,11 @@ plx_status_t plx_comm_free(plx_comm_t *comm);
  * disagreement returns it, and a rank that saw it tells the others, so
  * nobody waits to PLX_TIMEOUT for it; a rank whose part completed before
  * anyone noticed (a bcast root whose sends went out) may return
- * PLX_SUCCESS.  On the node-local shared slots ("shm_slots") a bcast root
+ * PLX_SUCCESS.  On a communicator whose members all share one node, the
+ * point-to-point algorithms check by the ranks they receive from (no
+ * message of their own): disagreeing ranks whose messages do not match see
+ * it in their wait's slow path, within about 0.1-1 s.  On the node-local
+ * shared slots ("shm_slots") a bcast root
  * and a reduce non-root wait for nobody, so they check the others'
  * signatures of call N after it: if no rank returned PLX_ERR_MISMATCH
  * from call N, the next shm_slots call of that rank on that communicator

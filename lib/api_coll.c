@@ -150,7 +150,7 @@ static plx_status_t start_coll_locked(plx_comm_t comm, const coll_args_t *a, plx
         plx_sched_t *s = sched_new(comm, plx_coll_name(a->coll));
         if (!s) return PLX_ERR_NO_MEMORY;
         /* every rank checks that the ranks agree on the call (PLX_ERR_MISMATCH) */
-        sched_sign(s, pl->sig);
+        sched_sign(s, pl->sig, call);
         st = algo->build(s, comm, a);
         if (st != PLX_SUCCESS) {
             sched_free(s);

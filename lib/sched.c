@@ -27,7 +27,25 @@
  * collective, communicator, sequence number and round, and ends the
  * schedule with that status.
  *
- * Mismatches.  A signed schedule (sched_sign) starts with a 16-byte
+ * Mismatches.  On a communicator whose members all share this node (it
+ * has call records, lib/coll/call_record.h) a signed schedule sends no
+ * message of its own: every rank published its record of the call before
+ * its first send, so each receive that completes compares its sender's
+ * record with this rank's (a cache line read; a difference is
+ * PLX_ERR_MISMATCH).  The data of every algorithm connects all ranks, so
+ * ranks that disagree but whose messages still match meet on some
+ * message; ones whose messages do not match (other sizes: a receive of the
+ * wrong size is a mismatch too; other peers) wait, and the waiting
+ * request's slow path (lib/request.c, every ~100 ms) compares every
+ * member's record.  A rank that receives nothing (a bcast root, a gather
+ * leaf) waits for nobody and may return PLX_SUCCESS while its peers see
+ * the difference (plexus.h).  This replaced the ring of signature
+ * messages below on such communicators (issue 11: at 4 ranks on 2 cores
+ * that ring made every rooted call wait for a neighbour to be scheduled,
+ * 0.4 -> 8 us for an 8-byte bcast; at 2 ranks it doubled an 8-byte
+ * alltoall).
+ *
+ * Elsewhere, a signed schedule (sched_sign) starts with a 16-byte
  * signature message to rank+1 and a receive of rank-1's (on a
  * communicator spanning several nodes: a ring among the ranks of each
  * node plus a ring among the node leaders, so that only leaders send
@@ -57,6 +75,7 @@
  */
 #include "sched.h"
 #include "coll/signature.h"
+#include "coll/call_record.h"
 #include "reduce.h"
 
 #include <stdio.h>
@@ -148,7 +167,10 @@ struct plx_sched {
     sched_block_t *blocks;     /* sched_alloc memory beyond the arena */
     size_t arena_used;
 
-    int sig_recv;              /* first step receiving a signature; -1: unsigned */
+    int sig_recv;              /* first step receiving a signature; -1: none */
+    uint64_t rec_call;         /* signed by the call records: the call's number (else 0) */
+    uint64_t rec_word;         /* ... and this rank's record of it */
+    uint64_t rec_ok;           /* peers (< 64) whose record was seen agreeing while waiting */
     int sig_nrecv;             /* how many (1 or 2, see sig_peers) */
     int notified;              /* mismatch notices sent */
     coll_sig_t sig, sig_in[2]; /* ours, and the neighbours' as received */
@@ -161,6 +183,27 @@ struct plx_sched {
     sched_step_t step_inline[SCHED_INLINE_STEPS];
     _Alignas(SCHED_ALIGN) unsigned char arena[SCHED_ARENA];
 };
+
+/* Signed either way (sched_sign): by messages or by the call records. */
+static inline int is_signed(const plx_sched_t *s) { return s->sig_recv >= 0 || s->rec_call != 0; }
+
+/* Waiting for a message from peer: if its record of the call is already
+ * there and agrees, note it, so that the receive's completion need not
+ * read the peer's line (a cache miss) on the critical path. */
+static inline void rec_peek(plx_sched_t *s, int peer)
+{
+    if ((unsigned)peer >= 64 || (s->rec_ok >> peer & 1)) return;
+    uint64_t w = plx_callrec_peer_word(s->comm->callrec, peer, s->rec_call);
+    if (w >> 32 == (s->rec_call & 0xffffffffu) && (uint32_t)w == (uint32_t)s->rec_word)
+        s->rec_ok |= 1ull << peer;
+}
+
+/* A message from peer arrived: does its record of the call differ? */
+static inline int rec_differs(const plx_sched_t *s, int peer)
+{
+    if ((unsigned)peer < 64 && (s->rec_ok >> peer & 1)) return 0;
+    return plx_callrec_peer_differs(s->comm->callrec, peer, s->rec_call, s->rec_word);
+}
 
 /* ---- building --------------------------------------------------------------- */
 
@@ -291,14 +334,22 @@ static int sig_peers(plx_comm_t c, int to[2], int from[2])
     return k;
 }
 
-void sched_sign(plx_sched_t *s, const uint64_t sig[2])
+void sched_sign(plx_sched_t *s, const uint64_t sig[2], uint64_t call)
 {
     if (s->comm->size < 2 || s->nsteps != 0) return;   /* alone, or not first: nothing to agree on */
+    s->sig.word[0] = sig[0];
+    s->sig.word[1] = sig[1];
+    if (call && s->comm->callrec) {
+        /* node-local: no message; data receipts and the slow path compare
+         * the records (see "Mismatches" above) */
+        s->rec_call = call;
+        s->rec_word = plx_callrec_word(s->comm->callrec, call);
+        plx_callrec_publish_detail(s->comm, call, &s->sig, CALLREC_SCHED);
+        return;
+    }
     int to[2], from[2];
     int k = sig_peers(s->comm, to, from);
     if (k == 0) return;
-    s->sig.word[0] = sig[0];
-    s->sig.word[1] = sig[1];
     for (int i = 0; i < k; i++) sched_send(s, to[i], &s->sig, sizeof s->sig);
     s->sig_recv = s->nsteps;
     s->sig_nrecv = k;
@@ -531,7 +582,7 @@ static void cancel_outstanding(plx_sched_t *s, plx_status_t st_why)
 static void send_notices(plx_sched_t *s)
 {
     plx_comm_t c = s->comm;
-    if (s->notified || s->sig_recv < 0) return;
+    if (s->notified || !is_signed(s)) return;
     s->notified = 1;
     for (int p = 0; p < c->size; p++) {
         if (p == c->rank) continue;
@@ -555,7 +606,7 @@ static void where(const plx_sched_t *s, char *buf, size_t len);
 static void notices_listen(plx_sched_t *s)
 {
     plx_comm_t c = s->comm;
-    if (s->nin || s->sig_recv < 0) return;
+    if (s->nin || !is_signed(s)) return;
     s->nin = calloc((size_t)c->size, sizeof *s->nin);
     if (!s->nin) return;   /* no early warning then: the timeout still bounds the wait */
     for (int p = 0; p < c->size; p++)
@@ -613,7 +664,7 @@ int sched_abort_mismatch(plx_sched_t *s)
 
 int sched_signature(const plx_sched_t *s, uint64_t sig[2])
 {
-    if (s->sig_recv < 0) return 0;
+    if (!is_signed(s)) return 0;
     sig[0] = s->sig.word[0];
     sig[1] = s->sig.word[1];
     return 1;
@@ -678,6 +729,24 @@ static plx_status_t check_signature(plx_sched_t *s, const sched_step_t *st)
     return PLX_ERR_MISMATCH;
 }
 
+/* The peer of a receive that arrived published another record of this
+ * call: PLX_ERR_MISMATCH, logged naming its call when it published its
+ * details (a schedule does at its start), and told to the peers' slow
+ * paths (a notice in the records) as well as by message notices. */
+static plx_status_t check_record(plx_sched_t *s, const sched_step_t *st)
+{
+    char w[160], mine[96], theirs[96];
+    coll_sig_t in;
+    int known = plx_callrec_peer_detail(s->comm, st->peer, s->rec_call, &in);
+    where(s, w, sizeof w);
+    coll_sig_describe(&s->sig, mine, sizeof mine);
+    plx_error("plx_%s on %s: the ranks disagree: rank %d called %s, rank %d (world %d) %s",
+              s->name, w, s->comm->rank, mine, st->peer, world_of(s, st->peer),
+              known ? coll_sig_describe(&in, theirs, sizeof theirs)
+                    : "another call (its record of this call differs)");
+    return PLX_ERR_MISMATCH;
+}
+
 /* A completed request of the current round: PLX_SUCCESS, or the error it carries. */
 static plx_status_t check_step(plx_sched_t *s, const sched_step_t *st)
 {
@@ -687,18 +756,21 @@ static plx_status_t check_step(plx_sched_t *s, const sched_step_t *st)
         st->req.bytes != st->bytes) {
         /* Every message size is known to both sides, so the ranks disagree
          * on the call (or the peer's notice of that came instead). */
+        if (s->rec_call && rec_differs(s, st->peer)) return check_record(s, st);   /* its record names both calls */
         rc = PLX_ERR_MISMATCH;
         char w[160], mine[96];
         where(s, w, sizeof w);
         plx_error("plx_%s on %s: message from rank %d (world %d) has %zu bytes, expected %zu: "
                   "the ranks disagree on this call (rank %d called %s)",
                   s->name, w, st->peer, world_of(s, st->peer), st->req.bytes, st->bytes,
-                  s->comm->rank, s->sig_recv >= 0 ? coll_sig_describe(&s->sig, mine, sizeof mine)
+                  s->comm->rank, is_signed(s) ? coll_sig_describe(&s->sig, mine, sizeof mine)
                                                   : s->name);
     } else if (rc == PLX_SUCCESS && s->sig_recv >= 0 && st >= &s->steps[s->sig_recv] &&
                st < &s->steps[s->sig_recv + s->sig_nrecv]) {
         rc = check_signature(s, st);
-    } else if (rc == PLX_ERR_TRANSPORT && st->kind == SCHED_RECV && s->sig_recv >= 0) {
+    } else if (rc == PLX_SUCCESS && s->rec_call && st->kind == SCHED_RECV && rec_differs(s, st->peer)) {
+        rc = check_record(s, st);
+    } else if (rc == PLX_ERR_TRANSPORT && st->kind == SCHED_RECV && is_signed(s)) {
         /* maybe a sender that cancelled on a mismatch: advance() waits for
          * its notice before it logs this */
     } else if (rc != PLX_SUCCESS) {
@@ -784,10 +856,11 @@ static int advance(plx_sched_t *s, int *moved)
                         sched_abort(s, PLX_ERR_MISMATCH);
                         return 1;
                     }
+                    if (s->rec_call && st->kind == SCHED_RECV) rec_peek(s, st->peer);
                     return 0;
                 }
                 plx_status_t rc = check_step(s, st);
-                if (rc == PLX_ERR_TRANSPORT && st->kind == SCHED_RECV && s->sig_recv >= 0) {
+                if (rc == PLX_ERR_TRANSPORT && st->kind == SCHED_RECV && is_signed(s)) {
                     /* see "Mismatches" above: give the notice time to arrive */
                     s->deferred = rc;
                     notices_listen(s);

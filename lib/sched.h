@@ -71,14 +71,19 @@ typedef struct plx_sched plx_sched_t;
  * memory. */
 plx_sched_t *sched_new(plx_comm_t comm, const char *name);
 
-/* Make the ranks check that they agree on the call before anything else
- * of the schedule completes: sig (16 bytes, lib/coll/signature.h) goes to
+/* Make the ranks check that they agree on the call.  call: its number in
+ * the communicator's call records (lib/coll/call_record.h), 0 if it has
+ * none.  With records (every member on this node) no message is added:
+ * each received message's sender has its record of the call compared
+ * with this rank's, and a schedule that waits reaches the records' slow
+ * path, which compares every member's.  Without: before anything else of
+ * the schedule completes, sig (16 bytes, lib/coll/signature.h) goes to
  * rank+1 and rank-1's is compared with it when it arrives.  Call right
  * after sched_new, before any other step.  A difference, a message of the
  * wrong size, or a peer's notice that it saw one ends the schedule with
  * PLX_ERR_MISMATCH, and this rank then notifies every other member so that
  * none of them waits for it until PLX_TIMEOUT. */
-void sched_sign(plx_sched_t *s, const uint64_t sig[2]);
+void sched_sign(plx_sched_t *s, const uint64_t sig[2], uint64_t call);
 /* The signature given to sched_sign: 1 and sig[] if s is signed. */
 int sched_signature(const plx_sched_t *s, uint64_t sig[2]);
 /* The ranks disagree on this call across paths (lib/coll/call_record.c):

@@ -39,12 +39,16 @@
  * ranks on 2 cores, the same sweeps (256 KiB-4 MiB totals, 3 alternating
  * rounds): direct faster for bcast, reduce, alltoall and gather at both
  * (bcast 256 KiB 0.6x / 0.5x the time), scatter at 3 ranks only (85 KiB
- * blocks are 256 KiB at 3 ranks: the smallest measured). */
+ * blocks are 256 KiB at 3 ranks: the smallest measured).  Allreduce of
+ * 64 KiB at 4 ranks: the ring (54 us) and not direct (107 us), 8
+ * interleaved rounds in RESULTS "Issue 11: sizes <= 64 KiB against before"
+ * (only 4 ranks measured there, so the other sizes keep direct from 64 KiB). */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
     "bcast:0-32K/2-2@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
     "reduce:0-32K/2-2@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather,0-inf@ordered;"
-    "allreduce:0-32K@shm_slots,32K-inf/2-2@direct,64K-inf@direct,0-inf@hier,0-16K@recursive_doubling,16K-inf@ring,0-inf@recursive_doubling;"
+    "allreduce:0-32K@shm_slots,32K-inf/2-2@direct,64K-128K/1-3@direct,64K-128K/5-inf@direct,128K-inf@direct,"
+    "0-inf@hier,0-16K@recursive_doubling,16K-inf@ring,0-inf@recursive_doubling;"
     "allgather:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-32K@bruck,32K-inf@ring;"
     "reduce_scatter:4M-inf/2-2@direct,64K-inf/3-inf@direct,0-16K@recursive_halving,16K-inf@ring,0-inf@ordered;"
     "alltoall:64K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-4K@linear,4K-inf@pairwise;"

@@ -112,6 +112,18 @@ static int read_detail(struct call_record *cr, int m, uint64_t call, coll_sig_t 
     return __atomic_load_n(&d[0], __ATOMIC_RELAXED) == g0 && c == call;
 }
 
+void plx_callrec_publish_detail(plx_comm_t comm, uint64_t call, const coll_sig_t *sig, int path)
+{
+    struct call_record *cr = comm->callrec;
+    if (cr && call && cr->detail_call != call) publish_detail(cr, call, sig, path);
+}
+
+int plx_callrec_peer_detail(plx_comm_t comm, int m, uint64_t call, coll_sig_t *sig)
+{
+    uint64_t path;
+    return comm->callrec && read_detail(comm->callrec, m, call, sig, &path);
+}
+
 static void notice(struct call_record *cr, uint64_t call)
 {
     cr->poisoned = 1;
@@ -154,10 +166,11 @@ plx_status_t plx_callrec_check(plx_comm_t comm, uint64_t call, const coll_sig_t 
         if (m == cr->me) continue;
         uint64_t w = __atomic_load_n(&ring_of(cr->win[m])[call & 7], __ATOMIC_ACQUIRE);
         uint64_t wpath = w & 3;
-        /* elsewhere, agreeing, or on this path (whose own check sees it),
-         * or on one that is not compared */
-        if (w >> 32 != tag || (w & 0xfffffffcu) == mine || wpath == (uint64_t)path ||
-            wpath == CALLREC_OTHER)
+        /* elsewhere, agreeing, or on this path (whose own check sees it;
+         * schedules have none of their own here), or on one that is not
+         * compared */
+        if (w >> 32 != tag || (w & 0xfffffffcu) == mine ||
+            (wpath == (uint64_t)path && path != CALLREC_SCHED) || wpath == CALLREC_OTHER)
             continue;
         if (bad < 0) bad = m;
         if (read_detail(cr, m, call, &theirs, &tpath)) {

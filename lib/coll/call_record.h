@@ -6,10 +6,13 @@
  * (its slow path, lib/request.c's deadline checks, never the fast path)
  * compares its peers' records of the same call.
  *
- * The per-path checks (slots signature word, direct header, schedule ring)
- * only meet ranks that took the same path; ranks that disagree so that they
- * take different paths (a count on the other side of the slots limit, a
- * collective whose algorithm runs elsewhere) only meet here.
+ * The per-path checks (slots signature word, direct header) only meet
+ * ranks that took the same path; ranks that disagree so that they take
+ * different paths (a count on the other side of the slots limit, a
+ * collective whose algorithm runs elsewhere) only meet here.  Schedules on
+ * these communicators have no signature messages: they compare the record
+ * of each peer whose message they receive (lib/sched.c, "Mismatches"), and
+ * the slow path here compares their records on the same path too.
  *
  * Only communicators whose members all share this node and whose id has a
  * slots window (id < 16, as for shm_slots and direct) have records; on the
@@ -77,12 +80,47 @@ static inline uint64_t plx_callrec_publish(plx_comm_t comm, const coll_sig_t *si
     return plx_callrec_publish_hash(comm, plx_callrec_hash(sig), path);
 }
 
+/* Schedules on a communicator with records (lib/sched.c, "Mismatches")
+ * exchange no signature messages: each rank compares the record of every
+ * peer whose message it received (the peer published it before sending),
+ * and the slow path below compares every peer's, the same path included.
+ * plx_callrec_peer_differs: 1 if member m's record of call is there and
+ * holds another signature or path than rec (this rank's ring word of
+ * call); 0 if it agrees or is not there (m went 8 calls on: not compared). */
+static inline uint64_t plx_callrec_peer_word(const struct call_record *cr, int m, uint64_t call)
+{
+    const uint64_t *ring = (const uint64_t *)(cr->win[m] + CALLREC_RING_OFF);
+    return __atomic_load_n(&ring[call & 7], __ATOMIC_ACQUIRE);
+}
+static inline int plx_callrec_peer_differs(const struct call_record *cr, int m, uint64_t call,
+                                           uint64_t rec)
+{
+    uint64_t w = plx_callrec_peer_word(cr, m, call);
+    return w >> 32 == (call & 0xffffffffu) && (w & 0xffffffffu) != (rec & 0xffffffffu);
+}
+
+/* This rank's ring word of call (what peers compare with). */
+static inline uint64_t plx_callrec_word(const struct call_record *cr, uint64_t call)
+{
+    const uint64_t *ring = (const uint64_t *)(cr->win[cr->me] + CALLREC_RING_OFF);
+    return __atomic_load_n(&ring[call & 7], __ATOMIC_RELAXED);
+}
+
+/* Publish this rank's details of call (signature, path) so that a peer
+ * that finds a difference can name this side; a schedule does it at its
+ * start (a few stores to a line peers read only when they differ). */
+void plx_callrec_publish_detail(plx_comm_t comm, uint64_t call, const coll_sig_t *sig, int path);
+
+/* Member m's details of call: 1 and *sig if it published them. */
+int plx_callrec_peer_detail(plx_comm_t comm, int m, uint64_t call, coll_sig_t *sig);
+
 /* The slow path of a request waiting on call number call (sig: its
  * signature, path: CALLREC_*): PLX_ERR_MISMATCH (logged, naming both sides,
  * and published as a notice) if a peer's record of the same call has
  * another signature AND another path (on the same path the path's own check
- * sees it and keeps its windows in step), or if a peer published a notice
- * of this call; else PLX_SUCCESS. */
+ * sees it and keeps its windows in step; a schedule has none but its data
+ * receipts, so for path CALLREC_SCHED the same path counts too), or if a
+ * peer published a notice of this call; else PLX_SUCCESS. */
 plx_status_t plx_callrec_check(plx_comm_t comm, uint64_t call, const coll_sig_t *sig, int path);
 
 /* Call number call ended with PLX_ERR_MISMATCH here: if a cross-path

@@ -173,7 +173,7 @@ static plx_status_t prepare_coll_locked(struct plx_request *r, struct plx_persis
     /* signed like a plain call (lib/api_coll.c): every start checks again
      * that the ranks agree (PLX_ERR_MISMATCH) */
     coll_sig_t sig = coll_sig_of(comm, a);
-    sched_sign(s, sig.word);
+    sched_sign(s, sig.word, 0);   /* a start publishes no call record */
     PLX_CHECK(algo->build(s, comm, a));
     PLX_CHECK(sched_seal(s));
     p->how = RUN_SCHED;

@@ -37,7 +37,7 @@
  * default selector table: an allreduce whose count on rank 2 is on the
  * other side of the slots limit (slots vs direct, slots vs schedule,
  * direct vs schedule), another collective on another path on rank 1 (an
- * alltoall vs slots, a bcast schedule vs direct), and two blocking collectives of
+ * alltoall vs slots, a scatter schedule vs direct), and two blocking collectives of
  * two paths called in opposite orders by the two halves of the ranks (each
  * half waits in its first call; NOT covered: started without waiting, such
  * calls complete correctly, as each path matches by its own numbers, and
@@ -506,11 +506,13 @@ static void run_cross(plx_comm_t ctl)
     b = a;
     b.coll = C_ALLTOALL;
     cross_case(ctl, "cross allreduce vs alltoall 8 B on rank 1", &a, &b, 1, 0);
-    /* 64 KiB: allreduce runs direct there, bcast a schedule (at 2 and 4
-     * ranks; from 128 KiB bcast runs direct too at 4 ranks) */
-    a.count = b.count = (64u << 10) / 4;
-    b.coll = C_BCAST;
-    cross_case(ctl, "cross allreduce vs bcast 64 KiB on rank 1", &a, &b, 1, 0);
+    /* 128 KiB: allreduce runs direct there, a scatter of 128 KiB blocks a
+     * schedule (at 2 and 4 ranks: scatter runs direct from 256 KiB blocks;
+     * at 4 ranks allreduce of 64 KiB runs the ring, bcast of 128 KiB
+     * direct) */
+    a.count = b.count = (128u << 10) / 4;
+    b.coll = C_SCATTER;
+    cross_case(ctl, "cross allreduce vs scatter 128 KiB on rank 1", &a, &b, 1, 0);
     a.count = b.count = small / 4;
     b.coll = C_ALLTOALL;
     cross_case(ctl, "cross order allreduce+alltoall 8 B", &a, &b, -1, 1);
