@@ -56,6 +56,7 @@ static PM_NOINLINE int routed_Allgather(const void *sendbuf, int sendcount, MPI_
                                         MPI_Comm comm)
 {
     pm_mirror_t *m = pm_quick(PM_BIT(PM_ALLGATHER), comm);
+    if (m && pm_size_falls(m, PM_ALLGATHER, recvcount, recvtype, m->size)) m = NULL;
     int rc = m ? all_to_all(m, PM_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                             recvtype, comm, NULL) : PM_FALL;
     return rc == PM_FALL ? PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
@@ -96,6 +97,7 @@ static PM_NOINLINE int routed_Alltoall(const void *sendbuf, int sendcount, MPI_D
                                        MPI_Comm comm)
 {
     pm_mirror_t *m = pm_quick(PM_BIT(PM_ALLTOALL), comm);
+    if (m && pm_size_falls(m, PM_ALLTOALL, recvcount, recvtype, m->size)) m = NULL;
     int rc = m ? all_to_all(m, PM_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                             recvtype, comm, NULL) : PM_FALL;
     return rc == PM_FALL ? PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
@@ -181,6 +183,9 @@ static PM_NOINLINE int routed_Gather(const void *sendbuf, int sendcount, MPI_Dat
                                      MPI_Comm comm)
 {
     pm_mirror_t *m = pm_quick(PM_BIT(PM_GATHER), comm);
+    if (m && (root == m->rank ? pm_size_falls(m, PM_GATHER, recvcount, recvtype, m->size)
+                              : pm_size_falls(m, PM_GATHER, sendcount, sendtype, m->size)))
+        m = NULL;
     int rc = m ? rooted(m, 0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                         comm, NULL) : PM_FALL;
     return rc == PM_FALL ? PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
@@ -222,6 +227,9 @@ static PM_NOINLINE int routed_Scatter(const void *sendbuf, int sendcount, MPI_Da
                                       MPI_Comm comm)
 {
     pm_mirror_t *m = pm_quick(PM_BIT(PM_SCATTER), comm);
+    if (m && (root == m->rank ? pm_size_falls(m, PM_SCATTER, sendcount, sendtype, m->size)
+                              : pm_size_falls(m, PM_SCATTER, recvcount, recvtype, m->size)))
+        m = NULL;
     int rc = m ? rooted(m, 1, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                         comm, NULL) : PM_FALL;
     return rc == PM_FALL ? PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,

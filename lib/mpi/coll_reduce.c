@@ -34,6 +34,7 @@ static PM_NOINLINE int routed_Reduce(const void *sendbuf, void *recvbuf, int cou
                                      MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
     pm_mirror_t *m = pm_quick(PM_BIT(PM_REDUCE), comm);
+    if (m && pm_size_falls(m, PM_REDUCE, count, datatype, 1)) m = NULL;
     int rc = m ? reduce(m, sendbuf, recvbuf, count, datatype, op, root, comm, NULL) : PM_FALL;
     return rc == PM_FALL ? PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm) : rc;
 }
@@ -87,6 +88,7 @@ static PM_NOINLINE int routed_Allreduce(const void *sendbuf, void *recvbuf, int 
                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     pm_mirror_t *m = pm_quick(PM_BIT(PM_ALLREDUCE), comm);
+    if (m && pm_size_falls(m, PM_ALLREDUCE, count, datatype, 1)) m = NULL;
     int rc = m ? allreduce(m, sendbuf, recvbuf, count, datatype, op, comm, NULL) : PM_FALL;
     return rc == PM_FALL ? PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm) : rc;
 }
@@ -164,6 +166,7 @@ static PM_NOINLINE int routed_Reduce_scatter_block(const void *sendbuf, void *re
                                                    MPI_Comm comm)
 {
     pm_mirror_t *m = pm_quick(PM_BIT(PM_REDUCE_SCATTER), comm);
+    if (m && pm_size_falls(m, PM_REDUCE_SCATTER, recvcount, datatype, m->size)) m = NULL;
     int rc = m ? reduce_scatter(m, sendbuf, recvbuf, 1, recvcount, NULL, datatype, op, comm,
                                 NULL) : PM_FALL;
     return rc == PM_FALL ? PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op,

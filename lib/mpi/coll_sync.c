@@ -68,6 +68,7 @@ static PM_NOINLINE int routed_Bcast(void *buffer, int count, MPI_Datatype dataty
                                     MPI_Comm comm)
 {
     pm_mirror_t *m = pm_quick(PM_BIT(PM_BCAST), comm);
+    if (m && pm_size_falls(m, PM_BCAST, count, datatype, 1)) m = NULL;
     int rc = m ? bcast(m, buffer, count, datatype, root, comm, NULL) : PM_FALL;
     return rc == PM_FALL ? PMPI_Bcast(buffer, count, datatype, root, comm) : rc;
 }

@@ -365,6 +365,20 @@ static inline pm_mirror_t *pm_quick(unsigned colls, MPI_Comm comm)
     return m;
 }
 
+/* In routed_X, before the interceptor's own work: 1 when a call of
+ * blocks * count elements of type goes to MPI by the size rule alone (a
+ * collective routed at some sizes only: bcast 8 B under Open MPI, ...).
+ * Only for a predefined type and when nothing is counted; anything else
+ * takes the full path, which decides the same and counts why. */
+static inline int pm_size_falls(const pm_mirror_t *m, pm_coll_t coll, int count, MPI_Datatype type,
+                                int blocks)
+{
+    if (pm.counting || count < 0) return 0;
+    const pm_type_info_t *ti = pm_type_find(type);
+    return ti &&
+           pm_route(m, coll, (size_t)count * (size_t)ti->size * (size_t)blocks) != PM_TO_PLEXUS;
+}
+
 /* Start a call that pm_quick let through; 0 when it must stay with MPI
  * after all (an intercommunicator, counted only for the summary). */
 static inline int pm_call_begin(pm_call_t *c, pm_coll_t coll, pm_mirror_t *m, MPI_Comm comm,
