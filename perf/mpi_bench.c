@@ -48,8 +48,8 @@
  *             ratio first/second half.  The CSV then has the columns
  *             library,collective,ranks,bytes,a_min,a_q1,a_med,b_min,b_q1,b_med,
  *             ratio_q1,ratio_med,pairs,calls_per_batch,wrong (times in us).
- *   --ab-shared  both halves on the same buffers (default: each half its own;
- *             see perf/RESULTS.md, issue 15, why that matters)
+ *   --ab-shared  both halves on the same buffers (default: two sets, each half
+ *             on each set in turn: see perf/RESULTS.md, issue 15)
  *   --ab-time S  seconds per size in --ab mode (default 0.4)
  *
  * Run without the layer, --ab X is an A/A test of the MPI (both halves are
@@ -398,11 +398,16 @@ static int bench_ab_size(bench_t *hb, int c, size_t count, size_t shown, FILE *c
     PMPI_Bcast(&pairs, 1, MPI_INT, 0, hb[0].comm);
     double *t[2] = { malloc(sizeof(double) * (size_t)pairs), malloc(sizeof(double) * (size_t)pairs) };
     if (!t[0] || !t[1]) { fprintf(stderr, "mpi_bench: out of memory\n"); MPI_Abort(hb[0].comm, 1); }
+    /* ABBA: neither half always goes first; and every other pair of pairs
+     * the halves swap buffers: A/A runs showed one buffer set up to 1.6x
+     * slower than the other at 2-16 MiB (4 ranks, Open MPI), whichever
+     * library used it */
+    bench_t hv[2][2] = { { hb[0], hb[1] }, { hb[1], hb[0] } };
     for (int p = 0; p < pairs; p++) {
-        int first = p & 1;                              /* ABBA: neither half always goes first */
+        int first = p & 1, swap = (p >> 1) & 1;
         for (int i = 0; i < 2; i++) {
             int half = i ? !first : first;
-            t[half][p] = ab_batch(&hb[half], half, c, count, k) * 1e6;
+            t[half][p] = ab_batch(&hv[swap][half], half, c, count, k) * 1e6;
         }
     }
     double q[2][3];
