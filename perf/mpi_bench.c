@@ -381,7 +381,7 @@ static int bench_ab_size(bench_t *hb, int c, size_t count, size_t shown, FILE *c
     }
     for (int w = 0; w < o->warmup; w++)
         for (int half = 0; half < 2; half++) ab_call(&hb[half], half, c, count);
-    /* calls per batch: about 2 ms of the slower half; pairs: the time per size, 8 to 60 */
+    /* calls per batch: about 2 ms of the slower half; pairs: the time per size, 8 to 56 */
     double one = 0;
     for (int half = 0; half < 2; half++) {
         double t = ab_batch(&hb[half], half, c, count, 3);
@@ -393,18 +393,23 @@ static int bench_ab_size(bench_t *hb, int c, size_t count, size_t shown, FILE *c
     if (o->iters > 0) k = o->iters;
     int pairs = one > 0 ? (int)(o->ab_time / (2.0 * k * one)) : 60;
     if (pairs < 8) pairs = 8;
-    if (pairs > 60) pairs = 60;
+    if (pairs > 56) pairs = 56;
+    pairs = (pairs + 7) / 8 * 8;                        /* whole periods of the swap schedule below */
     PMPI_Bcast(&k, 1, MPI_INT, 0, hb[0].comm);          /* every rank runs the same loop */
     PMPI_Bcast(&pairs, 1, MPI_INT, 0, hb[0].comm);
     double *t[2] = { malloc(sizeof(double) * (size_t)pairs), malloc(sizeof(double) * (size_t)pairs) };
     if (!t[0] || !t[1]) { fprintf(stderr, "mpi_bench: out of memory\n"); MPI_Abort(hb[0].comm, 1); }
-    /* ABBA: neither half always goes first; and every other pair of pairs
-     * the halves swap buffers: A/A runs showed one buffer set up to 1.6x
-     * slower than the other at 2-16 MiB (4 ranks, Open MPI), whichever
-     * library used it */
+    /* ABBA: neither half always goes first.  And the halves swap buffer
+     * sets by a period-8 schedule: A/A runs (both halves the same code)
+     * showed one set up to 1.6x slower than the other at 2-16 MiB whichever
+     * library used it, and with a period-4 swap the half that runs twice in
+     * a row (ABBA) found its buffers still in cache more often than the
+     * other (A/A 1.1-1.16 at 2 MiB).  This schedule gives each half each
+     * set half the time and as many of those warm starts as the other. */
+    static const int swap_at[8] = { 0, 0, 1, 1, 1, 0, 0, 1 };
     bench_t hv[2][2] = { { hb[0], hb[1] }, { hb[1], hb[0] } };
     for (int p = 0; p < pairs; p++) {
-        int first = p & 1, swap = (p >> 1) & 1;
+        int first = p & 1, swap = swap_at[p & 7];
         for (int i = 0; i < 2; i++) {
             int half = i ? !first : first;
             t[half][p] = ab_batch(&hv[swap][half], half, c, count, k) * 1e6;
