@@ -37,6 +37,24 @@
  *   -w N      warm-up iterations (default 5)
  *   -n N      timed iterations (default: scaled so each size takes ~0.2 s)
  *   --csv F   also write rows library,collective,ranks,bytes,time_us,busbw_gbps,wrong
+ *   --ab X|S  in-process A/B instead of one timed loop (issue 15, libplexus-mpi):
+ *             batches of calls through MPI_X (the layer when it is preloaded)
+ *             alternate with batches through PMPI_X (the MPI itself; "X"), or
+ *             with batches through MPI_X again ("S": the control, both halves
+ *             the same), in one process, so both halves see the same
+ *             placement of the ranks and the same load.  Per size: the
+ *             per-call time of each half (min, first quartile, median over
+ *             the batches; a batch's time is its slowest rank's) and the
+ *             ratio first/second half.  The CSV then has the columns
+ *             library,collective,ranks,bytes,a_min,a_q1,a_med,b_min,b_q1,b_med,
+ *             ratio_q1,ratio_med,pairs,calls_per_batch,wrong (times in us).
+ *   --ab-shared  both halves on the same buffers (default: two sets, each half
+ *             on each set in turn: see perf/RESULTS.md, issue 15)
+ *   --ab-time S  seconds per size in --ab mode (default 0.4)
+ *
+ * Run without the layer, --ab X is an A/A test of the MPI (both halves are
+ * the same MPI code): its ratios are the noise of the measurement, and its
+ * times are what a truly plain launch gives for the PMPI_ half.
  *
  * Exit status 1 when any result was wrong.
  */
@@ -64,6 +82,9 @@ typedef struct opts {
     double factor;
     int root, warmup, iters, pattern;
     const char *csv, *lib;
+    int ab;                     /* 0: one timed loop; 'X': MPI_X vs PMPI_X; 'S': MPI_X vs MPI_X */
+    int ab_shared;              /* --ab-shared: both halves on the same buffers */
+    double ab_time;             /* --ab-time */
 } opts_t;
 
 typedef struct bench {
@@ -71,6 +92,7 @@ typedef struct bench {
     MPI_Comm comm;
     int rank, size;
     float *sbuf, *rbuf;
+    float *sbuf2, *rbuf2;       /* --ab: the second half's buffers */
     int *vc, *vd, *vrc, *vrd;   /* v-forms: as plx_perf's set_vcounts (MPI takes int) */
 } bench_t;
 
@@ -217,6 +239,35 @@ static int run_once(bench_t *b, int c, size_t count)
     }
 }
 
+/* run_once through PMPI_ (the MPI itself, past any profiling layer) */
+static int run_once_pmpi(bench_t *b, int c, size_t count)
+{
+    int root = b->o->root, n = (int)count;
+    switch (c) {
+    case C_ALLREDUCE: return PMPI_Allreduce(b->sbuf, b->rbuf, n, MPI_FLOAT, MPI_SUM, b->comm);
+    case C_BCAST: return PMPI_Bcast(b->sbuf, n, MPI_FLOAT, root, b->comm);
+    case C_REDUCE: return PMPI_Reduce(b->sbuf, b->rbuf, n, MPI_FLOAT, MPI_SUM, root, b->comm);
+    case C_ALLGATHER: return PMPI_Allgather(b->sbuf, n, MPI_FLOAT, b->rbuf, n, MPI_FLOAT, b->comm);
+    case C_REDUCE_SCATTER: return PMPI_Reduce_scatter_block(b->sbuf, b->rbuf, n, MPI_FLOAT, MPI_SUM, b->comm);
+    case C_ALLTOALL: return PMPI_Alltoall(b->sbuf, n, MPI_FLOAT, b->rbuf, n, MPI_FLOAT, b->comm);
+    case C_GATHER: return PMPI_Gather(b->sbuf, n, MPI_FLOAT, b->rbuf, n, MPI_FLOAT, root, b->comm);
+    case C_SCATTER: return PMPI_Scatter(b->sbuf, n, MPI_FLOAT, b->rbuf, n, MPI_FLOAT, root, b->comm);
+    case C_BARRIER: return PMPI_Barrier(b->comm);
+    case C_ALLGATHERV:
+        return PMPI_Allgatherv(b->sbuf, b->vc[b->rank], MPI_FLOAT, b->rbuf, b->vc, b->vd, MPI_FLOAT, b->comm);
+    case C_ALLTOALLV:
+        return PMPI_Alltoallv(b->sbuf, b->vc, b->vd, MPI_FLOAT, b->rbuf, b->vrc, b->vrd, MPI_FLOAT, b->comm);
+    case C_GATHERV:
+        return PMPI_Gatherv(b->sbuf, b->vc[b->rank], MPI_FLOAT, b->rbuf, b->vc, b->vd, MPI_FLOAT, root, b->comm);
+    case C_SCATTERV:
+        return PMPI_Scatterv(b->sbuf, b->vc, b->vd, MPI_FLOAT, b->rbuf, b->vc[b->rank], MPI_FLOAT, root, b->comm);
+    case C_REDUCE_SCATTERV: return PMPI_Reduce_scatter(b->sbuf, b->rbuf, b->vc, MPI_FLOAT, MPI_SUM, b->comm);
+    case C_SCAN: return PMPI_Scan(b->sbuf, b->rbuf, n, MPI_FLOAT, MPI_SUM, b->comm);
+    case C_EXSCAN: return PMPI_Exscan(b->sbuf, b->rbuf, n, MPI_FLOAT, MPI_SUM, b->comm);
+    default: return MPI_ERR_ARG;
+    }
+}
+
 static size_t count_wrong(bench_t *b, int c, size_t count)
 {
     size_t n = (size_t)b->size, wrong = 0;
@@ -285,6 +336,107 @@ static double allreduce_d(bench_t *b, double v, MPI_Op op)
     return out;
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* one half's call: half 0 is always MPI_X; half 1 is PMPI_X (--ab X) or MPI_X (--ab S) */
+static int ab_call(bench_t *h, int half, int c, size_t count)
+{
+    return half == 1 && h->o->ab == 'X' ? run_once_pmpi(h, c, count) : run_once(h, c, count);
+}
+
+/* The slowest rank's seconds per call of k calls of one half, all ranks
+ * started together.  The barrier and the max are PMPI_ calls: neither half
+ * pays for the other's library. */
+static double ab_batch(bench_t *h, int half, int c, size_t count, int k)
+{
+    PMPI_Barrier(h->comm);
+    double t0 = now_s();
+    for (int i = 0; i < k; i++) ab_call(h, half, c, count);
+    double t = (now_s() - t0) / k, mx = 0;
+    PMPI_Allreduce(&t, &mx, 1, MPI_DOUBLE, MPI_MAX, h->comm);
+    return mx;
+}
+
+/* --ab: hb[0] and hb[1] are the two halves' views (their own buffers unless
+ * --ab-shared).  Returns 1 when a result was wrong. */
+static int bench_ab_size(bench_t *hb, int c, size_t count, size_t shown, FILE *csv)
+{
+    const opts_t *o = hb[0].o;
+    double wrong = 0;
+    for (int half = 0; half < 2; half++) {
+        bench_t *h = &hb[half];
+        fill_inputs(h, c, count);
+        PMPI_Barrier(h->comm);
+        if (ab_call(h, half, c, count) != MPI_SUCCESS) {
+            fprintf(stderr, "mpi_bench: rank %d: %s of %zu bytes failed\n", h->rank, coll_names[c], shown);
+            return 1;
+        }
+        double w = (double)count_wrong(h, c, count), all = 0;
+        PMPI_Allreduce(&w, &all, 1, MPI_DOUBLE, MPI_SUM, h->comm);
+        wrong += all;
+    }
+    for (int w = 0; w < o->warmup; w++)
+        for (int half = 0; half < 2; half++) ab_call(&hb[half], half, c, count);
+    /* calls per batch: about 2 ms of the slower half; pairs: the time per size, 8 to 56 */
+    double one = 0;
+    for (int half = 0; half < 2; half++) {
+        double t = ab_batch(&hb[half], half, c, count, 3);
+        if (t > one) one = t;
+    }
+    int k = one > 0 ? (int)(0.002 / one) : 1000;
+    if (k < 1) k = 1;
+    if (k > 5000) k = 5000;
+    if (o->iters > 0) k = o->iters;
+    int pairs = one > 0 ? (int)(o->ab_time / (2.0 * k * one)) : 60;
+    if (pairs < 8) pairs = 8;
+    if (pairs > 56) pairs = 56;
+    pairs = (pairs + 7) / 8 * 8;                        /* whole periods of the swap schedule below */
+    PMPI_Bcast(&k, 1, MPI_INT, 0, hb[0].comm);          /* every rank runs the same loop */
+    PMPI_Bcast(&pairs, 1, MPI_INT, 0, hb[0].comm);
+    double *t[2] = { malloc(sizeof(double) * (size_t)pairs), malloc(sizeof(double) * (size_t)pairs) };
+    if (!t[0] || !t[1]) { fprintf(stderr, "mpi_bench: out of memory\n"); MPI_Abort(hb[0].comm, 1); }
+    /* ABBA: neither half always goes first.  And the halves swap buffer
+     * sets by a period-8 schedule: A/A runs (both halves the same code)
+     * showed one set up to 1.6x slower than the other at 2-16 MiB whichever
+     * library used it, and with a period-4 swap the half that runs twice in
+     * a row (ABBA) found its buffers still in cache more often than the
+     * other (A/A 1.1-1.16 at 2 MiB).  This schedule gives each half each
+     * set half the time and as many of those warm starts as the other. */
+    static const int swap_at[8] = { 0, 0, 1, 1, 1, 0, 0, 1 };
+    bench_t hv[2][2] = { { hb[0], hb[1] }, { hb[1], hb[0] } };
+    for (int p = 0; p < pairs; p++) {
+        int first = p & 1, swap = swap_at[p & 7];
+        for (int i = 0; i < 2; i++) {
+            int half = i ? !first : first;
+            t[half][p] = ab_batch(&hv[swap][half], half, c, count, k) * 1e6;
+        }
+    }
+    double q[2][3];
+    for (int half = 0; half < 2; half++) {
+        qsort(t[half], (size_t)pairs, sizeof(double), cmp_double);
+        q[half][0] = t[half][0];
+        q[half][1] = t[half][pairs / 4];
+        q[half][2] = pairs % 2 ? t[half][pairs / 2] : (t[half][pairs / 2 - 1] + t[half][pairs / 2]) / 2;
+    }
+    free(t[0]);
+    free(t[1]);
+    double rq1 = q[1][1] > 0 ? q[0][1] / q[1][1] : 0, rmed = q[1][2] > 0 ? q[0][2] / q[1][2] : 0;
+    if (hb[0].rank == 0) {
+        printf("  %12zu %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %7.3f %7.3f %5d %5d %6.0f\n", shown, q[0][0],
+               q[0][1], q[0][2], q[1][0], q[1][1], q[1][2], rq1, rmed, pairs, k, wrong);
+        fflush(stdout);
+        if (csv)
+            fprintf(csv, "%s,%s,%d,%zu,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%d,%d,%.0f\n", o->lib,
+                    coll_names[c], hb[0].size, shown, q[0][0], q[0][1], q[0][2], q[1][0], q[1][1], q[1][2],
+                    rq1, rmed, pairs, k, wrong);
+    }
+    return wrong > 0;
+}
+
 static int bench_coll(bench_t *b, int c, FILE *csv)
 {
     const opts_t *o = b->o;
@@ -292,8 +444,15 @@ static int bench_coll(bench_t *b, int c, FILE *csv)
     if (b->rank == 0) {
         printf("#\n# %s  ranks %d  type float32  op sum  root %d  out-of-place%s%s  (%s)\n", coll_names[c], b->size,
                o->root, is_v(c) ? "  counts " : "", is_v(c) ? pattern_names[o->pattern] : "", o->lib);
-        printf("# %12s %12s %8s %6s %5s %11s %10s %10s %8s\n", "size(B)", "count", "type", "op",
-               "root", "time(us)", "algbw", "busbw", "#wrong");
+        if (o->ab)
+            printf("# A = MPI_%s, B = %s_%s (in-process A/B, %s buffers); us per call over the batches\n"
+                   "# %12s %9s %9s %9s %9s %9s %9s %7s %7s %5s %5s %6s\n", coll_names[c],
+                   o->ab == 'X' ? "PMPI" : "MPI", coll_names[c], o->ab_shared ? "shared" : "separate",
+                   "size(B)", "A min", "A q1", "A med", "B min", "B q1", "B med", "A/B q1", "A/B med",
+                   "pairs", "calls", "#wrong");
+        else
+            printf("# %12s %12s %8s %6s %5s %11s %10s %10s %8s\n", "size(B)", "count", "type", "op",
+                   "root", "time(us)", "algbw", "busbw", "#wrong");
     }
     size_t last = (size_t)-1;
     for (double sz = (double)o->minb; sz <= (double)o->maxb * 1.0000001; sz = sz * o->factor < sz + 1 ? sz + 1 : sz * o->factor) {
@@ -309,6 +468,15 @@ static int bench_coll(bench_t *b, int c, FILE *csv)
         }
         size_t shown = c == C_BARRIER ? 0 : (c == C_REDUCE_SCATTER || c == C_SCATTER ? sbytes : rbytes);
         if (is_v(c)) set_vcounts(b, count);
+        if (o->ab) {
+            bench_t hb[2] = { *b, *b };
+            if (!o->ab_shared) {                /* the second half's own buffers */
+                hb[1].sbuf = b->sbuf2;
+                hb[1].rbuf = b->rbuf2;
+            }
+            bad |= bench_ab_size(hb, c, count, shown, csv);
+            continue;
+        }
 
         fill_inputs(b, c, count);
         MPI_Barrier(b->comm);
@@ -357,13 +525,14 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: mpi_bench [-L LIBNAME] [-c COLL|all] [-b MIN] [-e MAX] [-f FACTOR] [-r ROOT]\n"
-            "                 [-w WARMUP] [-n ITERS] [--csv FILE] [--counts uniform|skew|heavy]\n");
+            "                 [-w WARMUP] [-n ITERS] [--csv FILE] [--counts uniform|skew|heavy]\n"
+            "                 [--ab X|S] [--ab-shared] [--ab-time SECONDS]\n");
 }
 
 int main(int argc, char **argv)
 {
     opts_t o = { .coll = C_ALLREDUCE, .minb = 8, .maxb = 64u << 20, .factor = 2, .root = 0,
-                 .warmup = 5, .iters = 0, .lib = "mpi" };
+                 .warmup = 5, .iters = 0, .lib = "mpi", .ab_time = 0.4 };
     MPI_Init(&argc, &argv);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -381,6 +550,12 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-n") && v) o.iters = atoi(v);
         else if (!strcmp(a, "-L") && v) o.lib = v;
         else if (!strcmp(a, "--csv") && v) o.csv = v;
+        else if (!strcmp(a, "--ab") && v) {
+            o.ab = !strcmp(v, "X") ? 'X' : !strcmp(v, "S") ? 'S' : 0;
+            ok = o.ab != 0;
+        }
+        else if (!strcmp(a, "--ab-shared")) { o.ab_shared = 1; i--; }
+        else if (!strcmp(a, "--ab-time") && v) { o.ab_time = atof(v); ok = o.ab_time > 0; }
         else if (!strcmp(a, "--counts") && v) {
             o.pattern = -1;
             for (int k = 0; k < 3; k++) if (!strcmp(v, pattern_names[k])) o.pattern = k;
@@ -412,12 +587,21 @@ int main(int argc, char **argv)
     if (!b.sbuf || !b.rbuf) { fprintf(stderr, "mpi_bench: out of memory\n"); MPI_Abort(b.comm, 1); }
     memset(b.sbuf, 0, cap);
     memset(b.rbuf, 0, cap);
+    if (o.ab && !o.ab_shared) {
+        b.sbuf2 = malloc(cap);
+        b.rbuf2 = malloc(cap);
+        if (!b.sbuf2 || !b.rbuf2) { fprintf(stderr, "mpi_bench: out of memory\n"); MPI_Abort(b.comm, 1); }
+        memset(b.sbuf2, 0, cap);
+        memset(b.rbuf2, 0, cap);
+    }
 
     FILE *csv = NULL;
     if (o.csv && b.rank == 0) {
         csv = fopen(o.csv, "w");
         if (!csv) { perror(o.csv); MPI_Abort(b.comm, 1); }
-        fprintf(csv, "library,collective,ranks,bytes,time_us,busbw_gbps,wrong\n");
+        fprintf(csv, o.ab ? "library,collective,ranks,bytes,a_min,a_q1,a_med,b_min,b_q1,b_med,"
+                            "ratio_q1,ratio_med,pairs,calls_per_batch,wrong\n"
+                          : "library,collective,ranks,bytes,time_us,busbw_gbps,wrong\n");
     }
     if (b.rank == 0) {
         char ver[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -436,6 +620,8 @@ int main(int argc, char **argv)
     if (b.rank == 0) printf("# %s\n", bad ? "FAILED: some results were wrong" : "all results correct");
     free(b.sbuf);
     free(b.rbuf);
+    free(b.sbuf2);
+    free(b.rbuf2);
     MPI_Finalize();
     return bad;
 }

@@ -40,6 +40,22 @@
 
 #include <sched.h>
 
+/* pm_quick (layer.h) for a communicator other than MPI_COMM_WORLD: a
+ * table probe, out of line so that the interceptors stay small. */
+pm_mirror_t *pm_quick_other(unsigned colls, MPI_Comm comm)
+{
+    if (!pm.active) return NULL;
+    pm_mirror_t *m = comm == MPI_COMM_NULL ? NULL : pm_comm_rec(comm);
+    if (!m) {                           /* MPI reports what is wrong with comm */
+        for (int c = 0; c < PM_NCOLL; c++)
+            if ((colls >> c) & 1) {
+                pm_count((pm_coll_t)c, PM_WHY_COMM, 0);
+                break;
+            }
+    }
+    return m;
+}
+
 /* PM_TO_PLEXUS with the twin made, or why the call stays with MPI */
 int pm_call_twin(pm_call_t *c)
 {

@@ -10,11 +10,11 @@
  */
 #include "layer.h"
 
-static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-                  MPI_Comm comm, MPI_Request *mreq)
+static int reduce(pm_mirror_t *m, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                  MPI_Op op, int root, MPI_Comm comm, MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, PM_REDUCE, comm, mreq)) return PM_FALL;
+    if (!pm_call_begin(&c, PM_REDUCE, m, comm, mreq)) return PM_FALL;
     plx_dtype_t pdt;
     plx_op_t pop;
     long size = pm_type_size(dt);
@@ -30,26 +30,46 @@ static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
     return pm_call_finish(&c, st, preq, mreq);
 }
 
+static PM_NOINLINE int routed_Reduce(const void *sendbuf, void *recvbuf, int count,
+                                     MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_REDUCE), comm);
+    if (m && pm_size_falls(m, PM_REDUCE, count, datatype, 1)) m = NULL;
+    int rc = m ? reduce(m, sendbuf, recvbuf, count, datatype, op, root, comm, NULL) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm) : rc;
+}
+
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm)
 {
-    int rc = reduce(sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
-    return rc == PM_FALL ? PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm) : rc;
+    if (pm_world_falls(PM_BIT(PM_REDUCE), comm))
+        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    return routed_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+static PM_NOINLINE int routed_Ireduce(const void *sendbuf, void *recvbuf, int count,
+                                      MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                                      MPI_Request *request)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_REDUCE), comm);
+    int rc = m ? reduce(m, sendbuf, recvbuf, count, datatype, op, root, comm, request) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm,
+                                        request) : rc;
 }
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = reduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-    return rc == PM_FALL ? PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request)
-                         : rc;
+    if (pm_world_falls(PM_BIT(PM_REDUCE), comm))
+        return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    return routed_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
 
-static int allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                     MPI_Comm comm, MPI_Request *mreq)
+static int allreduce(pm_mirror_t *m, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                     MPI_Op op, MPI_Comm comm, MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, PM_ALLREDUCE, comm, mreq)) return PM_FALL;
+    if (!pm_call_begin(&c, PM_ALLREDUCE, m, comm, mreq)) return PM_FALL;
     plx_dtype_t pdt;
     plx_op_t pop;
     long size = pm_type_size(dt);
@@ -64,29 +84,49 @@ static int allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
     return pm_call_finish(&c, st, preq, mreq);
 }
 
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                  MPI_Comm comm)
+static PM_NOINLINE int routed_Allreduce(const void *sendbuf, void *recvbuf, int count,
+                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc = allreduce(sendbuf, recvbuf, count, datatype, op, comm, NULL);
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_ALLREDUCE), comm);
+    if (m && pm_size_falls(m, PM_ALLREDUCE, count, datatype, 1)) m = NULL;
+    int rc = m ? allreduce(m, sendbuf, recvbuf, count, datatype, op, comm, NULL) : PM_FALL;
     return rc == PM_FALL ? PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm) : rc;
 }
 
-int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                   MPI_Op op, MPI_Comm comm, MPI_Request *request)
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm)
 {
-    int rc = allreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
-    return rc == PM_FALL ? PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request)
-                         : rc;
+    if (pm_world_falls(PM_BIT(PM_ALLREDUCE), comm))
+        return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    return routed_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+static PM_NOINLINE int routed_Iallreduce(const void *sendbuf, void *recvbuf, int count,
+                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                         MPI_Request *request)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_ALLREDUCE), comm);
+    int rc = m ? allreduce(m, sendbuf, recvbuf, count, datatype, op, comm, request) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm,
+                                           request) : rc;
+}
+
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    if (pm_world_falls(PM_BIT(PM_ALLREDUCE), comm))
+        return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+    return routed_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 /* block: the _block form with recvcount, else recvcounts; unequal counts
  * go to plx_reduce_scatterv, counted as reduce_scatterv */
-static int reduce_scatter(const void *sbuf, void *rbuf, int block, int recvcount,
+static int reduce_scatter(pm_mirror_t *m, const void *sbuf, void *rbuf, int block, int recvcount,
                           const int *recvcounts, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                           MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, PM_REDUCE_SCATTER, comm, mreq)) return PM_FALL;
+    if (!pm_call_begin(&c, PM_REDUCE_SCATTER, m, comm, mreq)) return PM_FALL;
     plx_dtype_t pdt;
     plx_op_t pop;
     pm_why_t why = pm_map_reduction(dt, op, &pdt, &pop);
@@ -121,37 +161,80 @@ static int reduce_scatter(const void *sbuf, void *rbuf, int block, int recvcount
     return pm_call_finish(&c, st, preq, mreq);
 }
 
+static PM_NOINLINE int routed_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
+                                                   int recvcount, MPI_Datatype datatype, MPI_Op op,
+                                                   MPI_Comm comm)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_REDUCE_SCATTER), comm);
+    if (m && pm_size_falls(m, PM_REDUCE_SCATTER, recvcount, datatype, m->size)) m = NULL;
+    int rc = m ? reduce_scatter(m, sendbuf, recvbuf, 1, recvcount, NULL, datatype, op, comm,
+                                NULL) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op,
+                                                     comm) : rc;
+}
+
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc = reduce_scatter(sendbuf, recvbuf, 1, recvcount, NULL, datatype, op, comm, NULL);
-    return rc == PM_FALL ? PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm)
-                         : rc;
+    if (pm_world_falls(PM_BIT(PM_REDUCE_SCATTER), comm))
+        return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    return routed_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+}
+
+static PM_NOINLINE int routed_Ireduce_scatter_block(const void *sendbuf, void *recvbuf,
+                                                    int recvcount, MPI_Datatype datatype, MPI_Op op,
+                                                    MPI_Comm comm, MPI_Request *request)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_REDUCE_SCATTER), comm);
+    int rc = m ? reduce_scatter(m, sendbuf, recvbuf, 1, recvcount, NULL, datatype, op, comm,
+                                request) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op,
+                                                      comm, request) : rc;
 }
 
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                               MPI_Request *request)
 {
-    int rc = reduce_scatter(sendbuf, recvbuf, 1, recvcount, NULL, datatype, op, comm, request);
-    return rc == PM_FALL ? PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op,
-                                                      comm, request)
-                         : rc;
+    if (pm_world_falls(PM_BIT(PM_REDUCE_SCATTER), comm))
+        return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+    return routed_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+}
+
+static PM_NOINLINE int routed_Reduce_scatter(const void *sendbuf, void *recvbuf,
+                                             const int recvcounts[], MPI_Datatype datatype,
+                                             MPI_Op op, MPI_Comm comm)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_REDUCE_SCATTER) | PM_BIT(PM_REDUCE_SCATTERV), comm);
+    int rc = m ? reduce_scatter(m, sendbuf, recvbuf, 0, 0, recvcounts, datatype, op, comm,
+                                NULL) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op,
+                                               comm) : rc;
 }
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc = reduce_scatter(sendbuf, recvbuf, 0, 0, recvcounts, datatype, op, comm, NULL);
-    return rc == PM_FALL ? PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm)
-                         : rc;
+    if (pm_world_falls(PM_BIT(PM_REDUCE_SCATTER) | PM_BIT(PM_REDUCE_SCATTERV), comm))
+        return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    return routed_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
+static PM_NOINLINE int routed_Ireduce_scatter(const void *sendbuf, void *recvbuf,
+                                              const int recvcounts[], MPI_Datatype datatype,
+                                              MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_REDUCE_SCATTER) | PM_BIT(PM_REDUCE_SCATTERV), comm);
+    int rc = m ? reduce_scatter(m, sendbuf, recvbuf, 0, 0, recvcounts, datatype, op, comm,
+                                request) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm,
+                                                request) : rc;
 }
 
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = reduce_scatter(sendbuf, recvbuf, 0, 0, recvcounts, datatype, op, comm, request);
-    return rc == PM_FALL ? PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm,
-                                                request)
-                         : rc;
+    if (pm_world_falls(PM_BIT(PM_REDUCE_SCATTER) | PM_BIT(PM_REDUCE_SCATTERV), comm))
+        return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+    return routed_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
 }

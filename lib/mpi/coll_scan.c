@@ -7,11 +7,11 @@
  */
 #include "layer.h"
 
-static int scan(int exclusive, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                MPI_Op op, MPI_Comm comm, MPI_Request *mreq)
+static int scan(pm_mirror_t *m, int exclusive, const void *sbuf, void *rbuf, int count,
+                MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, exclusive ? PM_EXSCAN : PM_SCAN, comm, mreq)) return PM_FALL;
+    if (!pm_call_begin(&c, exclusive ? PM_EXSCAN : PM_SCAN, m, comm, mreq)) return PM_FALL;
     plx_dtype_t pdt;
     plx_op_t pop;
     long size = pm_type_size(dt);
@@ -27,31 +27,68 @@ static int scan(int exclusive, const void *sbuf, void *rbuf, int count, MPI_Data
     return pm_call_finish(&c, st, preq, mreq);
 }
 
+static PM_NOINLINE int routed_Scan(const void *sendbuf, void *recvbuf, int count,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_SCAN), comm);
+    int rc = m ? scan(m, 0, sendbuf, recvbuf, count, datatype, op, comm, NULL) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm) : rc;
+}
+
 int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
              MPI_Comm comm)
 {
-    int rc = scan(0, sendbuf, recvbuf, count, datatype, op, comm, NULL);
-    return rc == PM_FALL ? PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm) : rc;
+    if (pm_world_falls(PM_BIT(PM_SCAN), comm))
+        return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    return routed_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+static PM_NOINLINE int routed_Iscan(const void *sendbuf, void *recvbuf, int count,
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                    MPI_Request *request)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_SCAN), comm);
+    int rc = m ? scan(m, 0, sendbuf, recvbuf, count, datatype, op, comm, request) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request) : rc;
 }
 
 int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm, MPI_Request *request)
 {
-    int rc = scan(0, sendbuf, recvbuf, count, datatype, op, comm, request);
-    return rc == PM_FALL ? PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request) : rc;
+    if (pm_world_falls(PM_BIT(PM_SCAN), comm))
+        return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+    return routed_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+
+static PM_NOINLINE int routed_Exscan(const void *sendbuf, void *recvbuf, int count,
+                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_EXSCAN), comm);
+    int rc = m ? scan(m, 1, sendbuf, recvbuf, count, datatype, op, comm, NULL) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm) : rc;
 }
 
 int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm)
 {
-    int rc = scan(1, sendbuf, recvbuf, count, datatype, op, comm, NULL);
-    return rc == PM_FALL ? PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm) : rc;
+    if (pm_world_falls(PM_BIT(PM_EXSCAN), comm))
+        return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    return routed_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+static PM_NOINLINE int routed_Iexscan(const void *sendbuf, void *recvbuf, int count,
+                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                      MPI_Request *request)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_EXSCAN), comm);
+    int rc = m ? scan(m, 1, sendbuf, recvbuf, count, datatype, op, comm, request) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request) : rc;
 }
 
 int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm, MPI_Request *request)
 {
-    int rc = scan(1, sendbuf, recvbuf, count, datatype, op, comm, request);
-    return rc == PM_FALL ? PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request)
-                         : rc;
+    if (pm_world_falls(PM_BIT(PM_EXSCAN), comm))
+        return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+    return routed_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 }

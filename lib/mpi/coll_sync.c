@@ -5,33 +5,49 @@
  */
 #include "layer.h"
 
-static int barrier(MPI_Comm comm, MPI_Request *mreq)
+static int barrier(pm_mirror_t *m, MPI_Comm comm, MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, PM_BARRIER, comm, mreq)) return PM_FALL;
+    if (!pm_call_begin(&c, PM_BARRIER, m, comm, mreq)) return PM_FALL;
     if (!pm_call_route(&c, PM_TO_PLEXUS, 0)) return PM_FALL;
     plx_request_t preq = NULL;
     plx_status_t st = plx_ibarrier(c.m->pc, &preq);
     return pm_call_finish(&c, st, preq, mreq);
 }
 
+static PM_NOINLINE int routed_Barrier(MPI_Comm comm)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_BARRIER), comm);
+    int rc = m ? barrier(m, comm, NULL) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Barrier(comm) : rc;
+}
+
 int MPI_Barrier(MPI_Comm comm)
 {
-    int rc = barrier(comm, NULL);
-    return rc == PM_FALL ? PMPI_Barrier(comm) : rc;
+    if (pm_world_falls(PM_BIT(PM_BARRIER), comm))
+        return PMPI_Barrier(comm);
+    return routed_Barrier(comm);
+}
+
+static PM_NOINLINE int routed_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_BARRIER), comm);
+    int rc = m ? barrier(m, comm, request) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Ibarrier(comm, request) : rc;
 }
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-    int rc = barrier(comm, request);
-    return rc == PM_FALL ? PMPI_Ibarrier(comm, request) : rc;
+    if (pm_world_falls(PM_BIT(PM_BARRIER), comm))
+        return PMPI_Ibarrier(comm, request);
+    return routed_Ibarrier(comm, request);
 }
 
-static int bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+static int bcast(pm_mirror_t *m, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                  MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, PM_BCAST, comm, mreq)) return PM_FALL;
+    if (!pm_call_begin(&c, PM_BCAST, m, comm, mreq)) return PM_FALL;
     long size = pm_type_size(dt);
     if (count < 0 || size < 0 || root < 0 || root >= c.size) {
         pm_call_route(&c, PM_WHY_ARGS, 0);
@@ -48,15 +64,34 @@ static int bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
     return pm_call_finish(&c, st, preq, mreq);
 }
 
+static PM_NOINLINE int routed_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
+                                    MPI_Comm comm)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_BCAST), comm);
+    if (m && pm_size_falls(m, PM_BCAST, count, datatype, 1)) m = NULL;
+    int rc = m ? bcast(m, buffer, count, datatype, root, comm, NULL) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Bcast(buffer, count, datatype, root, comm) : rc;
+}
+
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    int rc = bcast(buffer, count, datatype, root, comm, NULL);
-    return rc == PM_FALL ? PMPI_Bcast(buffer, count, datatype, root, comm) : rc;
+    if (pm_world_falls(PM_BIT(PM_BCAST), comm))
+        return PMPI_Bcast(buffer, count, datatype, root, comm);
+    return routed_Bcast(buffer, count, datatype, root, comm);
+}
+
+static PM_NOINLINE int routed_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
+                                     MPI_Comm comm, MPI_Request *request)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_BCAST), comm);
+    int rc = m ? bcast(m, buffer, count, datatype, root, comm, request) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Ibcast(buffer, count, datatype, root, comm, request) : rc;
 }
 
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                MPI_Request *request)
 {
-    int rc = bcast(buffer, count, datatype, root, comm, request);
-    return rc == PM_FALL ? PMPI_Ibcast(buffer, count, datatype, root, comm, request) : rc;
+    if (pm_world_falls(PM_BIT(PM_BCAST), comm))
+        return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
+    return routed_Ibcast(buffer, count, datatype, root, comm, request);
 }

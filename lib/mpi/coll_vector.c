@@ -75,12 +75,12 @@ static int blocks_overlap(const int *counts, const int *displs, int n)
     return over;
 }
 
-static int allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+static int allgatherv(pm_mirror_t *m, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                       const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm,
                       MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, PM_ALLGATHERV, comm, mreq)) return PM_FALL;
+    if (!pm_call_begin(&c, PM_ALLGATHERV, m, comm, mreq)) return PM_FALL;
     int n = c.size, in_place = sbuf == MPI_IN_PLACE;
     long total = span_v(rcounts, displs, n, rtype), sbytes = in_place ? 0 : span(scount, stype);
     if (total < 0 || sbytes < 0 || blocks_overlap(rcounts, displs, n)) {
@@ -104,34 +104,57 @@ static int allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rb
     return pm_call_finish(&c, st, preq, mreq);
 }
 
+static PM_NOINLINE int routed_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                         void *recvbuf, const int recvcounts[], const int displs[],
+                                         MPI_Datatype recvtype, MPI_Comm comm)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_ALLGATHERV), comm);
+    int rc = m ? allgatherv(m, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                            comm, NULL) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                           displs, recvtype, comm) : rc;
+}
+
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                    MPI_Comm comm)
 {
-    int rc = allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                        NULL);
-    return rc == PM_FALL ? PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                                           displs, recvtype, comm)
-                         : rc;
+    if (pm_world_falls(PM_BIT(PM_ALLGATHERV), comm))
+        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                               comm);
+    return routed_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                             comm);
+}
+
+static PM_NOINLINE int routed_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                          void *recvbuf, const int recvcounts[], const int displs[],
+                                          MPI_Datatype recvtype, MPI_Comm comm,
+                                          MPI_Request *request)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_ALLGATHERV), comm);
+    int rc = m ? allgatherv(m, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                            comm, request) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                            displs, recvtype, comm, request) : rc;
 }
 
 int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                     MPI_Comm comm, MPI_Request *request)
 {
-    int rc = allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                        request);
-    return rc == PM_FALL ? PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                                            displs, recvtype, comm, request)
-                         : rc;
+    if (pm_world_falls(PM_BIT(PM_ALLGATHERV), comm))
+        return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                                comm, request);
+    return routed_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                              comm, request);
 }
 
-static int alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype,
-                     void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype,
-                     MPI_Comm comm, MPI_Request *mreq)
+static int alltoallv(pm_mirror_t *m, const void *sbuf, const int *scounts, const int *sdispls,
+                     MPI_Datatype stype, void *rbuf, const int *rcounts, const int *rdispls,
+                     MPI_Datatype rtype, MPI_Comm comm, MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, PM_ALLTOALLV, comm, mreq)) return PM_FALL;
+    if (!pm_call_begin(&c, PM_ALLTOALLV, m, comm, mreq)) return PM_FALL;
     int n = c.size, in_place = sbuf == MPI_IN_PLACE;
     long total = span_v(rcounts, rdispls, n, rtype);
     if (total < 0 || (!in_place && span_v(scounts, sdispls, n, stype) < 0)) {
@@ -156,39 +179,63 @@ static int alltoallv(const void *sbuf, const int *scounts, const int *sdispls, M
     return pm_call_finish(&c, st, preq, mreq);
 }
 
-int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+static PM_NOINLINE int routed_Alltoallv(const void *sendbuf, const int sendcounts[],
+                                        const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                        const int recvcounts[], const int rdispls[],
+                                        MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rc = alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                       recvtype, comm, NULL);
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_ALLTOALLV), comm);
+    int rc = m ? alltoallv(m, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                           recvtype, comm, NULL) : PM_FALL;
     return rc == PM_FALL ? PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                                          recvcounts, rdispls, recvtype, comm)
-                         : rc;
+                                          recvcounts, rdispls, recvtype, comm) : rc;
+}
+
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                  MPI_Datatype recvtype, MPI_Comm comm)
+{
+    if (pm_world_falls(PM_BIT(PM_ALLTOALLV), comm))
+        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                              recvtype, comm);
+    return routed_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                            recvtype, comm);
+}
+
+static PM_NOINLINE int routed_Ialltoallv(const void *sendbuf, const int sendcounts[],
+                                         const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                         const int recvcounts[], const int rdispls[],
+                                         MPI_Datatype recvtype, MPI_Comm comm,
+                                         MPI_Request *request)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_ALLTOALLV), comm);
+    int rc = m ? alltoallv(m, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                           recvtype, comm, request) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                           recvcounts, rdispls, recvtype, comm, request) : rc;
 }
 
 int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                   MPI_Request *request)
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                       recvtype, comm, request);
-    return rc == PM_FALL ? PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                                           recvcounts, rdispls, recvtype, comm, request)
-                         : rc;
+    if (pm_world_falls(PM_BIT(PM_ALLTOALLV), comm))
+        return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                               recvtype, comm, request);
+    return routed_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                             recvtype, comm, request);
 }
 
 /* gatherv (scatter = 0) and scatterv (scatter = 1): the root's n blocks
  * <-> one block on every rank.  The byte size counted is this rank's view
  * (root: all blocks; others: their own), which only the summary uses:
  * routing rows for these must not depend on it. */
-static int rooted_v(int scatter, const void *mbuf, const int *counts, const int *displs,
-                    MPI_Datatype mtype, const void *obuf, int ocount, MPI_Datatype otype,
-                    int root, MPI_Comm comm, MPI_Request *mreq)
+static int rooted_v(pm_mirror_t *m, int scatter, const void *mbuf, const int *counts,
+                    const int *displs, MPI_Datatype mtype, const void *obuf, int ocount,
+                    MPI_Datatype otype, int root, MPI_Comm comm, MPI_Request *mreq)
 {
     pm_call_t c;
-    if (!pm_call_begin(&c, scatter ? PM_SCATTERV : PM_GATHERV, comm, mreq)) return PM_FALL;
+    if (!pm_call_begin(&c, scatter ? PM_SCATTERV : PM_GATHERV, m, comm, mreq)) return PM_FALL;
     int n = c.size, is_root = c.rank == root;
     int in_place = is_root && obuf == MPI_IN_PLACE;
     long total = 0, obytes = in_place ? 0 : span(ocount, otype);
@@ -221,46 +268,93 @@ static int rooted_v(int scatter, const void *mbuf, const int *counts, const int 
     return pm_call_finish(&c, st, preq, mreq);
 }
 
+static PM_NOINLINE int routed_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                      void *recvbuf, const int recvcounts[], const int displs[],
+                                      MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_GATHERV), comm);
+    int rc = m ? rooted_v(m, 0, recvbuf, recvcounts, displs, recvtype, sendbuf, sendcount, sendtype,
+                          root, comm, NULL) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                        recvtype, root, comm) : rc;
+}
+
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                 MPI_Comm comm)
 {
-    int rc = rooted_v(0, recvbuf, recvcounts, displs, recvtype, sendbuf, sendcount, sendtype,
-                      root, comm, NULL);
-    return rc == PM_FALL ? PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                        recvtype, root, comm)
-                         : rc;
+    if (pm_world_falls(PM_BIT(PM_GATHERV), comm))
+        return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                            root, comm);
+    return routed_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                          comm);
+}
+
+static PM_NOINLINE int routed_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                       void *recvbuf, const int recvcounts[], const int displs[],
+                                       MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                       MPI_Request *request)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_GATHERV), comm);
+    int rc = m ? rooted_v(m, 0, recvbuf, recvcounts, displs, recvtype, sendbuf, sendcount, sendtype,
+                          root, comm, request) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                         recvtype, root, comm, request) : rc;
 }
 
 int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm, MPI_Request *request)
 {
-    int rc = rooted_v(0, recvbuf, recvcounts, displs, recvtype, sendbuf, sendcount, sendtype,
-                      root, comm, request);
-    return rc == PM_FALL ? PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                                         displs, recvtype, root, comm, request)
-                         : rc;
+    if (pm_world_falls(PM_BIT(PM_GATHERV), comm))
+        return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                             root, comm, request);
+    return routed_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                           root, comm, request);
+}
+
+static PM_NOINLINE int routed_Scatterv(const void *sendbuf, const int sendcounts[],
+                                       const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                                       int recvcount, MPI_Datatype recvtype, int root,
+                                       MPI_Comm comm)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_SCATTERV), comm);
+    int rc = m ? rooted_v(m, 1, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                          root, comm, NULL) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                         recvtype, root, comm) : rc;
 }
 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm)
 {
-    int rc = rooted_v(1, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                      root, comm, NULL);
-    return rc == PM_FALL ? PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
-                                         recvcount, recvtype, root, comm)
-                         : rc;
+    if (pm_world_falls(PM_BIT(PM_SCATTERV), comm))
+        return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                             root, comm);
+    return routed_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                           root, comm);
+}
+
+static PM_NOINLINE int routed_Iscatterv(const void *sendbuf, const int sendcounts[],
+                                        const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                                        int recvcount, MPI_Datatype recvtype, int root,
+                                        MPI_Comm comm, MPI_Request *request)
+{
+    pm_mirror_t *m = pm_quick(PM_BIT(PM_SCATTERV), comm);
+    int rc = m ? rooted_v(m, 1, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                          root, comm, request) : PM_FALL;
+    return rc == PM_FALL ? PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                          recvtype, root, comm, request) : rc;
 }
 
 int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm, MPI_Request *request)
 {
-    int rc = rooted_v(1, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                      root, comm, request);
-    return rc == PM_FALL ? PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
-                                          recvcount, recvtype, root, comm, request)
-                         : rc;
+    if (pm_world_falls(PM_BIT(PM_SCATTERV), comm))
+        return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                              root, comm, request);
+    return routed_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                            root, comm, request);
 }

@@ -122,6 +122,8 @@ static pm_mirror_t *attach(MPI_Comm comm, int is_world)
     m->twin = inter ? PM_TWIN_NEVER : PM_TWIN_NOT_YET;
     m->is_world = is_world;
     pm_policy_fill(m->route, size);
+    for (int c = 0; c < PM_NCOLL; c++)
+        if (pm.counting || (!inter && m->route[c].n)) m->may |= PM_BIT(c);
     atomic_init(&m->refs, 1);
     if (is_world) {
         plx_comm_t world = NULL;
@@ -161,6 +163,7 @@ int pm_mirror_init(void)
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
     if (!(pm.world = attach(MPI_COMM_WORLD, 1))) return MPI_ERR_INTERN;
     pm_cache_insert(MPI_COMM_WORLD, pm.world);
+    pm.world_may = pm.world->may;
     return MPI_SUCCESS;
 }
 
@@ -229,6 +232,7 @@ void pm_mirror_finalize(void)
      * PMPI_Finalize, after plx_finalize; communicators the application did
      * not free lose their twin here (plx_finalize frees the Plexus side). */
     pm.world = NULL;
+    pm.world_may = 0;
     PMPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
     pthread_mutex_lock(&lock);
     for (pm_mirror_t *m = all; m; m = m->next) m->pc = NULL;

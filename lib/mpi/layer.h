@@ -54,6 +54,9 @@ typedef enum {
     PM_NCOLL
 } pm_coll_t;
 
+#define PM_BIT(coll) (1u << (coll))     /* pm_mirror_t.may, pm.world_may */
+_Static_assert(PM_NCOLL <= 32, "one bit per collective in an unsigned");
+
 /* Where a call went and why (the summary counts calls and bytes by these). */
 typedef enum {
     PM_TO_PLEXUS = 0,
@@ -79,6 +82,7 @@ typedef struct pm_state {
     int world_rank;
     int thread_level;       /* what MPI provided */
     struct pm_mirror *world;    /* MPI_COMM_WORLD's record (the hot path skips the cache) */
+    unsigned world_may;         /* world->may, 0 when the layer is off (pm_world_falls) */
     int counting;           /* PLX_LOG=info or more: the summary's counters are kept */
 } pm_state_t;
 extern pm_state_t pm;
@@ -125,6 +129,10 @@ typedef struct pm_mirror {
     int mpi_freed;          /* the MPI communicator is gone (no error handler to call) */
     size_t *scratch;        /* MPI int counts as size_t for the v-forms (one call at a time per communicator, as MPI requires) */
     pm_route_t route[PM_NCOLL];
+    /* PM_BIT(coll) set when coll may go to Plexus on this communicator
+     * (some routing row for its size, and not an intercommunicator), or
+     * when the summary counts every call (PLX_LOG=info): pm_quick's test */
+    unsigned may;
     struct pm_mirror *next;
 } pm_mirror_t;
 int pm_mirror_init(void);               /* keyval; MPI_COMM_WORLD's record */
@@ -327,24 +335,64 @@ static inline long pm_type_size(MPI_Datatype type)
     return ti ? ti->size : pm_type_size_asked(type);
 }
 
-/* 0 when the call must stay with MPI at once (layer off, intercommunicator:
- * counted); else fills m, size and rank: from the record, no MPI query. */
-static inline int pm_call_begin(pm_call_t *c, pm_coll_t coll, MPI_Comm comm, MPI_Request *mreq)
+/* The first thing every collective interceptor does (issue 15): comm's
+ * record when this collective (one of the bits `colls`) may go to Plexus
+ * on it, else NULL, and the call goes on to PMPI_ at once.  For
+ * MPI_COMM_WORLD and a collective the routing table leaves to MPI at every
+ * size, that is a compare, two loads and a bit test: no datatype, op or
+ * size work, which only calls that may be routed need, and no Plexus
+ * progress (routed calls advance Plexus, and so do MPI_Wait & co.). */
+/* Every interceptor is two functions (issue 15).  MPI_X itself only asks
+ * pm_world_falls and then jumps to PMPI_X or to routed_X, which has the
+ * same arguments: with nothing but these two sibling calls MPI_X needs no
+ * stack frame, so a call on MPI_COMM_WORLD that the routing table leaves
+ * to MPI costs a compare, a load, a bit test and a jump more than plain
+ * MPI.  routed_X (PM_NOINLINE, or the compiler folds it back into MPI_X
+ * and its frame with it) asks pm_quick and does the rest. */
+#define PM_NOINLINE __attribute__((noinline))
+static inline int pm_world_falls(unsigned colls, MPI_Comm comm)
+{
+    return comm == MPI_COMM_WORLD && !(pm.world_may & colls);
+}
+
+pm_mirror_t *pm_quick_other(unsigned colls, MPI_Comm comm);     /* call.c: any other communicator */
+static inline pm_mirror_t *pm_quick(unsigned colls, MPI_Comm comm)
+{
+    /* pm.world is NULL when the layer is off (PLX_MPI=0, after MPI_Finalize) */
+    pm_mirror_t *m = comm == MPI_COMM_WORLD ? pm.world : pm_quick_other(colls, comm);
+    if (!m || !(m->may & colls)) return NULL;
+    pm_progress();
+    return m;
+}
+
+/* In routed_X, before the interceptor's own work: 1 when a call of
+ * blocks * count elements of type goes to MPI by the size rule alone (a
+ * collective routed at some sizes only: bcast 8 B under Open MPI, ...).
+ * Only for a predefined type and when nothing is counted; anything else
+ * takes the full path, which decides the same and counts why. */
+static inline int pm_size_falls(const pm_mirror_t *m, pm_coll_t coll, int count, MPI_Datatype type,
+                                int blocks)
+{
+    if (pm.counting || count < 0) return 0;
+    const pm_type_info_t *ti = pm_type_find(type);
+    return ti &&
+           pm_route(m, coll, (size_t)count * (size_t)ti->size * (size_t)blocks) != PM_TO_PLEXUS;
+}
+
+/* Start a call that pm_quick let through; 0 when it must stay with MPI
+ * after all (an intercommunicator, counted only for the summary). */
+static inline int pm_call_begin(pm_call_t *c, pm_coll_t coll, pm_mirror_t *m, MPI_Comm comm,
+                                MPI_Request *mreq)
 {
     c->blocking = mreq == NULL;
     c->coll = coll;
     c->comm = comm;
     c->nstage = 0;
-    if (!pm.active) return 0;
-    pm_progress();
-    pm_mirror_t *m = c->m = comm == MPI_COMM_NULL ? NULL : pm_comm_rec(comm);
-    if (!m || m->inter) {
+    c->m = m;
+    if (m->inter) {
         pm_count(coll, PM_WHY_COMM, 0);
         return 0;
     }
-    /* no row routes this collective on this communicator at any size: to
-     * MPI at once, unless the summary must count its bytes and reason */
-    if (!m->route[coll].n && !pm.counting) return 0;
     c->size = m->size;
     c->rank = m->rank;
     return 1;
