@@ -86,7 +86,8 @@ static const route_row_t default_rows[] = {
  * many times slower than Plexus at most sizes).  Left with MPI for what
  * was measured slower or mixed: bcast at 8 B and 1K-128K on 2 ranks, below
  * 32K (7-90x under load) and from 1M on 3+ ranks, allgather at 1K-16K and
- * from 16M on 2 ranks, alltoall from 1M on 2 ranks (1.1-1.8 directly),
+ * from 16M on 2 ranks, alltoall from 32K on 2 ranks (in-process A/B:
+ * 1.13 at 32K, 0.92 at 256K but 1.02-1.05 at 512K; 1.1-1.8 directly from 1M),
  * reduce below 32K on 2 ranks and below 4K on 3+. */
 static const route_row_t default_rows[] = {
     { PM_BARRIER, 2, 2, 0, ANY },                   /* 0.22-0.53 */
@@ -97,7 +98,7 @@ static const route_row_t default_rows[] = {
     { PM_ALLGATHER, 2, 2, 0, 1 * KB },              /* 0.20-0.86 (1.03 at 8 B quiet) */
     { PM_ALLGATHER, 2, 2, 32 * KB, 16 * MB },       /* 0.10-0.99; 16M mixed (0.72 directly, 1.40 under load) */
     { PM_ALLGATHER, 3, MANY, 0, ANY },              /* 0.00-0.46 */
-    { PM_ALLTOALL, 2, 2, 0, 1 * MB },               /* 0.04-0.92 */
+    { PM_ALLTOALL, 2, 2, 0, 32 * KB },              /* 0.66-0.82 (in-process A/B, 2026-12-02) */
     { PM_ALLTOALL, 3, MANY, 0, ANY },               /* 0.01-0.69 */
     { PM_REDUCE, 2, 2, 32 * KB, ANY },              /* 0.09-0.37 */
     { PM_REDUCE, 3, MANY, 4 * KB, ANY },            /* 0.01-0.31 */
