@@ -321,7 +321,7 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
      * first byte, so a larger one is faster at every size, while the piece,
      * its operand and its destination still fit the 2 MiB L2 (perf/RESULTS.md
      * "Issue 11, 2 ranks: one read per block, larger reduction pieces":
-     * allreduce 1 MiB-64 MiB 0.80-0.88x the time of 128 KiB pieces) */
+     * allreduce 1 MiB-64 MiB 0.74-0.89x the time of 128 KiB pieces) */
     nd->piece_solo = nd->piece;
     nd->piece_set = ctx->cfg.direct_piece != 0;
     long ncpu0 = sysconf(_SC_NPROCESSORS_ONLN);
