@@ -341,8 +341,8 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
      *   each before its first byte, so a larger one is faster at every
      *   size, while the piece, its operand and its destination still fit
      *   the 2 MiB L2 (perf/RESULTS.md "Issue 11, 2 ranks: one read per
-     *   block, larger reduction pieces": allreduce 1-64 MiB 0.80-0.88x the
-     *   time of 128 KiB pieces). */
+     *   block, larger reduction pieces": allreduce 1-4 MiB 0.74-0.87x the
+     *   time of 128 KiB pieces; 16-64 MiB within the noise). */
     nd->piece_solo = nd->piece;
     if (!nd->piece_set && ncpu > 0) {
         if (local > ncpu) nd->piece_solo = DIRECT_PIECE_OVERSUB;
