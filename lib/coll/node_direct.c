@@ -338,9 +338,9 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
      *   waiting peers a wake-up (DIRECT_PIECE_OVERSUB);
      * - 2 ranks, each on its own core: a reduction piece pays two system
      *   calls (read, then write of the result into the peer) of a few us
-     *   each before its first byte, so a larger one is faster at every
-     *   size, while the piece, its operand and its destination still fit
-     *   the 2 MiB L2 (perf/RESULTS.md "Issue 11, 2 ranks: one read per
+     *   each before its first byte, so a larger one is faster, while
+     *   the piece, its operand and its destination still fit the 2 MiB
+     *   L2 (perf/RESULTS.md "Issue 11, 2 ranks: one read per
      *   block, larger reduction pieces": allreduce 1-4 MiB 0.74-0.87x the
      *   time of 128 KiB pieces; 16-64 MiB within the noise). */
     nd->piece_solo = nd->piece;
