@@ -194,9 +194,12 @@ plx_status_t plx_req_start_direct(plx_comm_t comm, const coll_args_t *a, plx_req
     plx_req_activate(r);
     /* with a progress thread the posting thread goes back to its compute
      * at once: a piece here (35-50 us at 128 KiB) would delay the compute,
-     * while on the progress thread it overlaps it */
+     * while on the progress thread it overlaps it.  Not for a v-form: its
+     * first step keeps the caller's count arrays, which are only good
+     * during the call (lib/coll/node_slots_v.c) */
     int moved = 0;
-    if (!comm->ctx->pt.running && plx_direct_advance(&r->direct, &moved)) finish(r, r->direct.status);
+    if ((!comm->ctx->pt.running || r->direct.v) && plx_direct_advance(&r->direct, &moved))
+        finish(r, r->direct.status);
     *out = r;
     return PLX_SUCCESS;
 }
