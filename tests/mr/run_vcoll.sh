@@ -163,7 +163,7 @@ run_nl() {
     if [ "$rc" -eq 0 ] && [ "$ok" -eq "$n" ] && [ -z "$bad" ]; then
         echo "  ok: $n ranks, $algo"
     else
-        grep -E "error|fail" "$log" | head -20
+        grep -iE "error|fail" "$log" | head -20
         echo "  FAIL: $n ranks, $algo: exit $rc, $ok of $n ranks reported 0 failures${bad:+; on $algo:$bad}"
         fails=$((fails + 1))
     fi
