@@ -42,7 +42,14 @@
  * blocks are 256 KiB at 3 ranks: the smallest measured).  Allreduce of
  * 64 KiB at 4 ranks: the ring (54 us) and not direct (107 us), 8
  * interleaved rounds in RESULTS "Issue 11: sizes <= 64 KiB against before"
- * (only 4 ranks measured there, so the other sizes keep direct from 64 KiB). */
+ * (only 4 ranks measured there, so the other sizes keep direct from 64 KiB).
+ * alltoall, reduce_scatter, gather, scatter at 2 ranks: shm_slots (the
+ * v-forms' slots with equal counts, node_slots_v.c) where 12 interleaved
+ * rounds against before issues 11-15 and the p2p default measured it
+ * faster by minimum and first quartile (RESULTS "Issue 11: sizes <= 64 KiB",
+ * session h11t): alltoall and reduce_scatter blocks up to 8 KiB (0.5-0.9x
+ * before's time), gather from 512 B blocks, scatter from 1 KiB blocks (below
+ * those, equal or slower than binomial); the slot caps them (can_run). */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
     "bcast:0-32K/2-2@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
@@ -50,10 +57,10 @@ static const char DEFAULT_TUNE[] =
     "allreduce:0-32K@shm_slots,32K-inf/2-2@direct,64K-128K/1-3@direct,64K-128K/5-inf@direct,128K-inf@direct,"
     "0-inf@hier,0-16K@recursive_doubling,16K-inf@ring,0-inf@recursive_doubling;"
     "allgather:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-32K@bruck,32K-inf@ring;"
-    "reduce_scatter:4M-inf/2-2@direct,64K-inf/3-inf@direct,0-16K@recursive_halving,16K-inf@ring,0-inf@ordered;"
-    "alltoall:64K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-4K@linear,4K-inf@pairwise;"
-    "gather:256K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
-    "scatter:256K-inf/2-2@direct,256K-inf/4-4@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
+    "reduce_scatter:0-16K/2-2@shm_slots,4M-inf/2-2@direct,64K-inf/3-inf@direct,0-16K@recursive_halving,16K-inf@ring,0-inf@ordered;"
+    "alltoall:0-16K/2-2@shm_slots,64K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-4K@linear,4K-inf@pairwise;"
+    "gather:512-64K/2-2@shm_slots,256K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
+    "scatter:1K-32K/2-2@shm_slots,256K-inf/2-2@direct,256K-inf/4-4@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
     /* issue 14; the last range of reduce/allreduce/reduce_scatter is the
      * rank-ordered fallback a non-commutative user op falls through to.
      * The node-local v-forms (node_slots_v.c, node_direct_v.c): alltoallv,

@@ -123,6 +123,9 @@ struct node_slots {
     plx_status_t broken_status;
     uint64_t bad;                    /* this rank's slot_done.bad */
     slot_pending_t pend[2];          /* unchecked calls, oldest first (seq 0: none) */
+    size_t *uni;                     /* uniform counts / displacements (plx_slots_uniform_get) */
+    size_t uni_count;
+    int uni_busy;                    /* calls holding uni */
 };
 
 static inline slot_ctl_t *ctl_of(const unsigned char *w, uint64_t seq)
@@ -226,6 +229,7 @@ uint64_t plx_slots_last_seq(plx_comm_t comm)
 void plx_slots_release(plx_comm_t comm)
 {
     if (!comm->slots) return;
+    free(comm->slots->uni);
     free(comm->slots->win);
     free(comm->slots);
     comm->slots = NULL;
@@ -284,6 +288,12 @@ static const void *payload(const slots_op_t *op)
 plx_status_t plx_slots_start(plx_comm_t comm, const coll_args_t *a, uint64_t sig, slots_op_t *op)
 {
     if (coll_is_v(a->coll)) return plx_slots_v_start(comm, a, op, PLX_SLOTS_V_SPILL_BIG);
+    switch (a->coll) {
+    case PLX_COLL_ALLTOALL: case PLX_COLL_GATHER: case PLX_COLL_SCATTER: case PLX_COLL_REDUCE_SCATTER:
+        return plx_slots_u_start(comm, a, sig, op);   /* node_slots_v.c, equal counts */
+    default:
+        break;
+    }
     struct node_slots *ns = comm->slots;
     /* every field this file reads, set one by one: the v-forms' tail of
      * op is theirs alone (plx_slots_v_start zeroes it), so no memset of
@@ -619,6 +629,34 @@ int plx_slots_check(slots_op_t *op, double elapsed, double limit)
 
 /* ---- the v-forms' access to the windows (node_slots_v.c) ------------------ */
 size_t plx_slots_v_cap(const slots_op_t *op) { return op->ns->cap; }
+
+/* One array per communicator, rewritten only when no call holds it (a
+ * nonblocking call of another count may still read it). */
+const size_t *plx_slots_uniform_get(plx_comm_t comm, size_t count)
+{
+    struct node_slots *ns = comm->slots;
+    size_t p = (size_t)ns->n;
+    if (!ns->uni) {
+        ns->uni = malloc(2 * p * sizeof *ns->uni);
+        if (!ns->uni) return NULL;
+        ns->uni_count = SIZE_MAX;
+    }
+    if (ns->uni_count != count) {
+        if (__atomic_load_n(&ns->uni_busy, __ATOMIC_ACQUIRE) != 0) return NULL;
+        for (size_t i = 0; i < p; i++) {
+            ns->uni[i] = count;
+            ns->uni[p + i] = i * count;
+        }
+        ns->uni_count = count;
+    }
+    __atomic_add_fetch(&ns->uni_busy, 1, __ATOMIC_ACQ_REL);
+    return ns->uni;
+}
+
+void plx_slots_uniform_put(plx_comm_t comm)
+{
+    __atomic_sub_fetch(&comm->slots->uni_busy, 1, __ATOMIC_RELEASE);
+}
 
 uint64_t plx_slots_v_take_seq(plx_comm_t comm) { return comm->slots->next_seq++; }
 

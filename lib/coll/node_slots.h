@@ -41,6 +41,7 @@ typedef struct slots_op {
     int vm;                  /* copying: member, byte offset in its block */
     size_t voff;
     int moved;               /* a piece was copied in the last advance (direct forms) */
+    int uni;                 /* its count arrays are the communicator's uniform ones (held) */
 } slots_op_t;
 
 /* Can comm run a node-local collective of `bytes` per rank?  Every member
@@ -91,6 +92,19 @@ int plx_slots_v_spill_can_run(plx_comm_t comm, size_t bytes);
 plx_status_t plx_slots_v_start(plx_comm_t comm, const coll_args_t *a, slots_op_t *op, int spill);
 int plx_slots_v_advance(slots_op_t *op);
 int plx_slots_v_check(slots_op_t *op, double elapsed, double limit);
+/* alltoall, gather, scatter and reduce_scatter as the v-forms above with
+ * every count equal (node_slots_v.c): payloads always in the slot, sig the
+ * non-v call's signature, so a rank that calls the v-form differs.  The
+ * can_run functions take the selector's bytes (count x datatype size). */
+int plx_slots_u_table_can_run(plx_comm_t comm, size_t bytes);    /* alltoall, scatter */
+int plx_slots_u_block_can_run(plx_comm_t comm, size_t bytes);    /* gather */
+int plx_slots_u_input_can_run(plx_comm_t comm, size_t bytes);    /* reduce_scatter */
+plx_status_t plx_slots_u_start(plx_comm_t comm, const coll_args_t *a, uint64_t sig, slots_op_t *op);
+/* The communicator's arrays of p counts `count` then p displacements
+ * (i x count), held until _put; NULL if held by calls of another count (or
+ * out of memory).  No allocation per call. */
+const size_t *plx_slots_uniform_get(plx_comm_t comm, size_t count);
+void plx_slots_uniform_put(plx_comm_t comm);
 /* Window access for collective op->seq (node_slots.c). */
 uint64_t plx_slots_v_take_seq(plx_comm_t comm);                 /* the next sequence number */
 size_t plx_slots_v_cap(const slots_op_t *op);                  /* bytes of a data buffer */

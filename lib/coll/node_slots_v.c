@@ -46,6 +46,15 @@
  *
  * A nonblocking call does not keep the caller's count arrays (coll.h):
  * an op that does not finish in its first step copies them.
+ *
+ * alltoall, gather, scatter and reduce_scatter run here too ("shm_slots"
+ * of those), as their v-form with every count equal: the arrays are the
+ * communicator's (plx_slots_uniform_get, no allocation per call, nothing
+ * to keep), payloads always fit the slot (their can_run), and the line
+ * carries the non-v call's signature, so a rank calling the v-form (or
+ * other counts) is PLX_ERR_MISMATCH as before.  At 2 ranks this is one
+ * line each way instead of a schedule's messages and their cross-path
+ * checks (issue 11).
  */
 #include "node_slots.h"
 #include "node_direct.h"
@@ -166,7 +175,7 @@ int plx_slots_v_spill_can_run(plx_comm_t comm, size_t bytes)
 }
 
 /* ---- start --------------------------------------------------------------- */
-plx_status_t plx_slots_v_start(plx_comm_t comm, const coll_args_t *a, slots_op_t *op, int spill)
+static void start_sig(plx_comm_t comm, const coll_args_t *a, slots_op_t *op, int spill, uint64_t sig)
 {
     struct node_slots *ns = comm->slots;
     memset(op, 0, sizeof *op);
@@ -175,14 +184,79 @@ plx_status_t plx_slots_v_start(plx_comm_t comm, const coll_args_t *a, slots_op_t
     op->a = *a;
     op->a.owned = NULL;
     op->seq = plx_slots_v_take_seq(comm);
-    coll_sig_t sig = coll_sig_of(comm, a);
-    op->sig = coll_sig_word(&sig);
+    op->sig = sig;
     op->phase = V_WRITE;
     op->status = PLX_SUCCESS;
     /* reduce_scatterv in place reads its output as input: never spilled */
     op->spill_at = a->coll == PLX_COLL_REDUCE_SCATTERV ? SIZE_MAX
                    : spill == PLX_SLOTS_V_SPILL_ALL    ? 0
                                                         : plx_slots_v_cap(op);
+}
+
+plx_status_t plx_slots_v_start(plx_comm_t comm, const coll_args_t *a, slots_op_t *op, int spill)
+{
+    coll_sig_t sig = coll_sig_of(comm, a);
+    start_sig(comm, a, op, spill, coll_sig_word(&sig));
+    return PLX_SUCCESS;
+}
+
+/* ---- the non-v forms with equal counts ------------------------------------ */
+/* alltoall, scatter: a table of p pairs and p-1 blocks at the writer */
+int plx_slots_u_table_can_run(plx_comm_t comm, size_t bytes)
+{
+    if (!comm) return 1;
+    size_t p = (size_t)comm->size;
+    return bytes <= (SIZE_MAX / 2) / p && plx_slots_can_run(comm, p * 8 + (p - 1) * bytes);
+}
+
+int plx_slots_u_block_can_run(plx_comm_t comm, size_t bytes)
+{
+    return plx_slots_can_run(comm, bytes);
+}
+
+/* reduce_scatter: every rank writes its whole input */
+int plx_slots_u_input_can_run(plx_comm_t comm, size_t bytes)
+{
+    if (!comm) return 1;
+    size_t p = (size_t)comm->size;
+    return bytes <= SIZE_MAX / p && plx_slots_can_run(comm, p * bytes);
+}
+
+plx_status_t plx_slots_u_start(plx_comm_t comm, const coll_args_t *a, uint64_t sig, slots_op_t *op)
+{
+    static const plx_coll_t vform[PLX_COLL_COUNT] = {
+        [PLX_COLL_ALLTOALL] = PLX_COLL_ALLTOALLV, [PLX_COLL_GATHER] = PLX_COLL_GATHERV,
+        [PLX_COLL_SCATTER] = PLX_COLL_SCATTERV, [PLX_COLL_REDUCE_SCATTER] = PLX_COLL_REDUCE_SCATTERV,
+    };
+    size_t p = (size_t)comm->size;
+    coll_args_t v = *a;
+    v.coll = vform[a->coll];
+    int held = 1;
+    size_t *own = NULL;
+    const size_t *u = plx_slots_uniform_get(comm, a->count);
+    if (!u) {
+        /* held by a pending call of another count: this call's own copy */
+        held = 0;
+        own = malloc(2 * p * sizeof *own);
+        for (size_t i = 0; own && i < p; i++) {
+            own[i] = a->count;
+            own[p + i] = i * a->count;
+        }
+        u = own;
+    }
+    v.scounts = v.rcounts = u;
+    v.sdispls = v.rdispls = u ? u + p : NULL;
+    start_sig(comm, &v, op, PLX_SLOTS_V_SPILL_BIG, sig);
+    op->spill_at = SIZE_MAX;   /* can_run: the payload fits the slot */
+    op->uni = held;
+    op->vmem = own;
+    op->vmem_size = 2 * p * sizeof *own;
+    if (!u) {
+        plx_error("plx_%s: out of memory for the count arrays", plx_coll_name(a->coll));
+        plx_slots_v_break(op, PLX_ERR_NO_MEMORY);
+        op->status = PLX_ERR_NO_MEMORY;
+        op->phase = V_DONE;
+    }
     return PLX_SUCCESS;
 }
 
@@ -246,6 +320,8 @@ static char *scratch_of(slots_op_t *op)
 
 static void finish(slots_op_t *op)
 {
+    if (op->uni) plx_slots_uniform_put(op->comm);
+    op->uni = 0;
     vmem_put(op->vmem, op->vmem_size);
     op->vmem = NULL;
     op->phase = V_DONE;
@@ -537,7 +613,7 @@ int plx_slots_v_advance(slots_op_t *op)
     }
 later:
     /* the caller's arrays are only good during the call */
-    if (!op->vmem && !keep(op) && op->status == PLX_SUCCESS) {
+    if (!op->vmem && !op->uni && !keep(op) && op->status == PLX_SUCCESS) {
         plx_error("plx_%s: out of memory keeping the count arrays", plx_coll_name(op->a.coll));
         op->status = PLX_ERR_NO_MEMORY;
     }
