@@ -15,12 +15,12 @@
 #include <time.h>
 
 #include "plexus.h"
-#include "log.h"
+#include "core/log.h"
 #include "transport.h"
 
 /* plx_dtype_size without a call (an 8-byte collective needs it several
  * times): log2 of each size, a nibble per datatype; 0 for an unknown one.
- * lib/dtype.c's plx_dtype_size is this. */
+ * lib/api/dtype.c's plx_dtype_size is this. */
 #define PLX_DTYPE_LOG2_SIZES 0x3211332200ull
 static inline size_t plx_dtype_size_fast(plx_dtype_t dt)
 {
@@ -45,7 +45,7 @@ static inline size_t plx_dtype_size_fast(plx_dtype_t dt)
  * that many comms at once, world included). */
 #define PLX_COMM_ID_LIMIT 4096
 
-/* Settings read from PLX_* at plx_init (see lib/config.c for the table). */
+/* Settings read from PLX_* at plx_init (see lib/core/config.c for the table). */
 typedef struct plx_config {
     double timeout_s;          /* PLX_TIMEOUT */
     int log_level;             /* PLX_LOG */
@@ -55,18 +55,18 @@ typedef struct plx_config {
     size_t direct_piece;       /* PLX_DIRECT_PIECE (0 = the built-in default) */
 } plx_config_t;
 
-struct plx_select;             /* lib/select.h */
-struct plx_oob_ops;            /* lib/oob.h */
+struct plx_select;             /* lib/coll/select.h */
+struct plx_oob_ops;            /* lib/bootstrap/oob.h */
 
 struct plx_context {
     uint32_t magic;
     /* Serialises everything below between application threads and the
      * progress thread: the engine's lists, the transports, the caches and
      * the communicators' sequence numbers.  Held only while work is done,
-     * never while a wait backs off (lib/request.c). */
+     * never while a wait backs off (lib/engine/request.c). */
     pthread_mutex_t lock;
     int rank, size;            /* world */
-    const struct plx_oob_ops *oob;   /* how the ranks found each other (lib/oob.h); NULL: alone */
+    const struct plx_oob_ops *oob;   /* how the ranks found each other (lib/bootstrap/oob.h); NULL: alone */
     void *oob_state;
     char job_id[32];
     int nnodes;
@@ -83,10 +83,10 @@ struct plx_context {
     uint8_t *peer_tl;          /* index into tl[] for each world rank */
 
     struct plx_comm *world;
-    struct plx_comm *comms;    /* live comms made by split/dup (lib/comm.c) */
+    struct plx_comm *comms;    /* live comms made by split/dup (lib/api/comm.c) */
     /* Communicator ids in use by this rank's comms (bit i: id i); a freed
      * comm's id is cleared, and a new comm takes the lowest id clear at
-     * every member, so ids are reused yet always agreed (lib/comm.c). */
+     * every member, so ids are reused yet always agreed (lib/api/comm.c). */
     uint64_t comm_ids_used[PLX_COMM_ID_LIMIT / 64];
     /* Highest node-local slot sequence a freed comm of this rank wrote:
      * a comm that reuses a slot channel numbers its collectives above it. */
@@ -96,7 +96,7 @@ struct plx_context {
     struct plx_comm *dead_head, *dead_tail;
     unsigned ndead;
 
-    /* Large schedule scratch kept for reuse (lib/sched.c): malloc hands
+    /* Large schedule scratch kept for reuse (lib/engine/sched.c): malloc hands
      * big blocks out as fresh mmaps, and faulting them in on every call
      * cost reduce 4x its bandwidth.  Released at finalize. */
     struct { void *blk; size_t cap; } scratch[4];
@@ -104,7 +104,7 @@ struct plx_context {
      * ~4 KiB malloc/free was the largest fixed cost of a small call. */
     void *spare_sched;
 
-    /* The progress engine (lib/request.c): requests in flight, in start
+    /* The progress engine (lib/engine/request.c): requests in flight, in start
      * order, and finished request objects kept for reuse. */
     struct plx_request *active_head, *active_tail;
     struct plx_request *free_reqs;
@@ -113,7 +113,7 @@ struct plx_context {
     struct plx_persist *persist_head;
     double next_deadline_check;   /* when waits and tests next look at deadlines and dead peers */
 
-    /* PLX_PROGRESS=thread (lib/progress_thread.c): the background thread
+    /* PLX_PROGRESS=thread (lib/engine/progress_thread.c): the background thread
      * and how it is told that work arrived or that it must stop. */
     struct {
         int running, stop, sleeping;
@@ -123,25 +123,25 @@ struct plx_context {
         pthread_cond_t wake;
     } pt;
 
-    /* Worker threads of the task-graph executor (lib/graph_pool.c), made
+    /* Worker threads of the task-graph executor (lib/graph/pool.c), made
      * by the first compiled graph with compute nodes. */
     struct gpool *graph_pool;
 
-    /* GPU buffers (lib/device.c): dev_on is set once at init when a CUDA
+    /* GPU buffers (lib/device/device.c): dev_on is set once at init when a CUDA
      * device is usable; while it is 0 the host path makes no CUDA call. */
     int dev_on;
     struct plx_dev_ctx *dev;
 
     /* Some request ended with a timeout, a dead peer or a mismatch
-     * (lib/request.c): plx_finalize then waits for nobody. */
+     * (lib/engine/request.c): plx_finalize then waits for nobody. */
     int failed;
     /* Mismatch notices still being sent to the peers of failed schedules
-     * (lib/sched.c); they outlive their schedule. */
+     * (lib/engine/sched.c); they outlive their schedule. */
     struct sched_notice *notices;
 };
 
 /* With a progress thread, a contended lock is taken by polling (see
- * plx_ctx_lock_polling in lib/progress_thread.c): the thread holds it for
+ * plx_ctx_lock_polling in lib/engine/progress_thread.c): the thread holds it for
  * one progress pass at a time, and sleeping on the mutex would cost a
  * futex wake-up (40-100 us on this VM) each time it changes hands. */
 void plx_ctx_lock_polling(struct plx_context *ctx);
@@ -157,9 +157,9 @@ static inline int plx_ctx_trylock(struct plx_context *ctx) { return pthread_mute
 /* Free every request object of ctx (finalize; in-flight ones are cancelled). */
 void plx_requests_release(struct plx_context *ctx);
 
-/* Free the scratch blocks cached in ctx (lib/sched.c). */
+/* Free the scratch blocks cached in ctx (lib/engine/sched.c). */
 void sched_scratch_release(struct plx_context *ctx);
-/* Withdraw and free the mismatch notices still in flight (lib/sched.c);
+/* Withdraw and free the mismatch notices still in flight (lib/engine/sched.c);
  * before the transports are finalized. */
 void sched_notices_release(struct plx_context *ctx);
 
@@ -192,12 +192,12 @@ struct plx_comm {
     struct plx_comm *next, *prev;   /* ctx->comms list (dead ones: next in ctx->dead_head) */
     uint32_t gen;              /* incremented each time the object is reused for a new comm */
     uint64_t slots_seq_base;   /* node-local slot sequences start above this (agreed at creation) */
-    /* GPU buffers (lib/device.c): plx_mem_type_t set by plx_comm_set_mem_type
+    /* GPU buffers (lib/device/device.c): plx_mem_type_t set by plx_comm_set_mem_type
      * (0 = detect), and the device state made at the first device collective */
     int mem_type;
     struct plx_dev_comm *dev;
     /* what the last collective call derived from its arguments alone
-     * (lib/api_coll.c; algo NULL: none): a loop of the same call skips
+     * (lib/api/coll.c; algo NULL: none): a loop of the same call skips
      * the selection and the signature */
     struct plx_call_plan {
         const struct coll_algo *algo;
@@ -212,7 +212,7 @@ struct plx_comm {
 
 /* Release every comm of ctx, live or freed, and all they hold (finalize). */
 void plx_comms_release_all(struct plx_context *ctx);
-/* Ids agreed among a group's members only (lib/comm.c, for
+/* Ids agreed among a group's members only (lib/api/comm.c, for
  * plx_comm_create_group): this rank's used ids and slot high-water mark;
  * claim an id (1: it was free here and is now taken), give a claim back;
  * make the comm once every member claimed id (ranks in world numbering). */
@@ -231,7 +231,7 @@ static inline int plx_comm_ok(const struct plx_comm *c)
 /* ---- tags --------------------------------------------------------------
  * 64-bit match key: [63..40] communicator id (24 bits), [39] collective
  * flag, [38..8] collective sequence number or user tag (31 bits), [7..0]
- * 0, or an internal kind: 1 a schedule's mismatch notice (lib/sched.c),
+ * 0, or an internal kind: 1 a schedule's mismatch notice (lib/engine/sched.c),
  * 2 the id agreement of plx_comm_create_group (lib/api/comm_create.c). */
 static inline uint64_t plx_tag_coll(const struct plx_comm *c, uint32_t seq)
 {

@@ -63,8 +63,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "half.h"
-#include "config.h"          /* plx_parse_size: the size parser of the PLX_* variables */
+#include "core/half.h"
+#include "core/config.h"          /* plx_parse_size: the size parser of the PLX_* variables */
 
 #if PLX_HAVE_CUDA
 #include <cuda_runtime.h>

@@ -1,6 +1,6 @@
 /*
  * tests/boot_probe.c — a tiny rank program for tests/plexusrun.sh: it uses
- * only the bootstrap client (lib/bootstrap) and lib/log.c, so plexusrun and
+ * only the bootstrap client (lib/bootstrap) and lib/core/log.c, so plexusrun and
  * the env interface can be tested without the rest of the library.
  *
  * It reads the PLX_* environment, connects, allgathers its rank (checking
@@ -22,7 +22,7 @@
 #define _GNU_SOURCE
 #endif
 #include "bootstrap/bootstrap.h"
-#include "log.h"
+#include "core/log.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

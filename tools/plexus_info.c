@@ -15,9 +15,9 @@
  * sources), so what it prints is what the library does.
  */
 #include "plx_internal.h"
-#include "config.h"
-#include "select.h"
-#include "device.h"
+#include "core/config.h"
+#include "coll/select.h"
+#include "device/device.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -10,7 +10,7 @@
  *
  * Options are read by getopt_long up to the program's name or "--" (the
  * program's own arguments pass through untouched); numbers go through the
- * parser of the PLX_* variables (lib/parse_num.h), so "-n 4x" or
+ * parser of the PLX_* variables (lib/core/parse_num.h), so "-n 4x" or
  * "--timeout -1" is a usage error (2), never a silent guess.
  *
  * --nodes K simulates K nodes on this machine: each rank gets PLX_NODE_ID
@@ -58,8 +58,8 @@
 #endif
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/boot_internal.h"
-#include "log.h"
-#include "parse_num.h"
+#include "core/log.h"
+#include "core/parse_num.h"
 #include "plexusrun_bind.h"
 
 #include <dirent.h>
@@ -534,7 +534,7 @@ static int clean_shm(const char *job_id)
     return removed;
 }
 
-/* A count option (-n, --nodes): the shared number parser (lib/parse_num.h,
+/* A count option (-n, --nodes): the shared number parser (lib/core/parse_num.h,
  * as for every PLX_* size), then 1..max.  "4x", "0", "-1", "" exit 2. */
 static size_t parse_count(const char *opt, const char *v, size_t max)
 {

@@ -3,7 +3,7 @@
  * send/recv (plx_allreduce_init, ..., plx_send_init, plx_recv_init).
  *
  * Each is one wrapper that packs its arguments exactly as its i-form does
- * (lib/api_coll.c, lib/api_p2p.c) and hands them to the common init path
+ * (lib/api/coll.c, lib/api/p2p.c) and hands them to the common init path
  * (lib/engine/persist.c), which checks them with the same checks, selects
  * and builds once.  A new collective gets its _init with one such wrapper.
  * The v-collectives and prefix reductions pack with the macros of

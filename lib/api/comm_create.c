@@ -3,7 +3,7 @@
  * from a list of ranks (plx_comm_create).
  *
  * Both are plx_comm_split underneath, so communicator ids are agreed in
- * one place (lib/comm.c): split_type uses the node index the transports
+ * one place (lib/api/comm.c): split_type uses the node index the transports
  * use (ctx->node_of, from hostname + boot id or PLX_NODE_ID) as colour;
  * create uses colour 0 for the listed ranks (key: position in the list)
  * and PLX_UNDEFINED for the others.  create first checks that every rank
@@ -25,14 +25,14 @@
  *   leader -> member  COMMIT, or RETRY (claims given back, next round)
  * Claiming before committing is what keeps the id unique at each member
  * although agreements on other ranks, and on this rank in other threads,
- * run at the same time: a claimed id is marked used (lib/comm.c), so no
+ * run at the same time: a claimed id is marked used (lib/api/comm.c), so no
  * concurrent split or group creation of this rank can pick it; one that
  * had already proposed it gets a NACK and retries.  Groups with no member
  * in common may pick the same id, as the colours of a split do: ids are
  * unique per member, which is what tags and slot windows need.
  */
 #include "plx_internal.h"
-#include "request.h"
+#include "engine/request.h"
 
 #include <stdlib.h>
 #include <string.h>

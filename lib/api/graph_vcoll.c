@@ -2,11 +2,11 @@
  * lib/api/graph_vcoll.c — task-graph nodes for the v-collectives and the
  * prefix reductions (plx_graph_add_allgatherv ... plx_graph_add_exscan).
  * Same arguments and checks as the nonblocking calls; the node keeps
- * copies of the count and displacement arrays (lib/graph.c,
+ * copies of the count and displacement arrays (lib/graph/build.c,
  * plx_graph_add_coll), so the user's arrays may go after the call.
  */
 #include "api/vcoll.h"
-#include "graph.h"
+#include "graph/graph.h"
 
 plx_status_t plx_graph_add_allgatherv(plx_graph_t g, const void *sendbuf, size_t sendcount,
                                       void *recvbuf, const size_t recvcounts[],

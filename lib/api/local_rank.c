@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LOCAL_MAX (1 << 20)   /* as the PLX_LOCAL_* rows of lib/config.c */
+#define LOCAL_MAX (1 << 20)   /* as the PLX_LOCAL_* rows of lib/core/config.c */
 
 /* -1: unset; -2: set but not a whole number in [lo, LOCAL_MAX]; else the value. */
 static long read_int(const char *name, long lo)

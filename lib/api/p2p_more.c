@@ -4,7 +4,7 @@
  * p2p requests in flight together; probes in lib/engine/probe.c).
  */
 #include "plx_internal.h"
-#include "request.h"
+#include "engine/request.h"
 #include "engine/probe.h"
 
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * lib/api/scan.c — the public prefix reductions plx_scan and plx_exscan
  * and their i-forms.  Their arguments are checked with every other
- * collective's (plx_coll_check_args in lib/api_coll.c); the algorithms are
+ * collective's (plx_coll_check_args in lib/api/coll.c); the algorithms are
  * in lib/coll/scan.c.
  */
 #include "api/vcoll.h"

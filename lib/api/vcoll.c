@@ -2,7 +2,7 @@
  * lib/api/vcoll.c — the public v-collectives (plx_allgatherv,
  * plx_alltoallv, plx_gatherv, plx_scatterv, plx_reduce_scatterv and their
  * i-forms): argument checks, the selector's size, and the hand-off to the
- * common start path of lib/api_coll.c (plx_coll_start_locked).  The
+ * common start path of lib/api/coll.c (plx_coll_start_locked).  The
  * arguments are packed by the *_ARGS macros of api/vcoll.h, shared with
  * the persistent forms (lib/api/coll_init.c).
  *
@@ -17,7 +17,7 @@
  * PLX_ERR_TRUNCATE on the receiver.
  */
 #include "api/vcoll.h"
-#include "request.h"
+#include "engine/request.h"
 
 #include <stdlib.h>
 #include <string.h>

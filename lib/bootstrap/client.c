@@ -13,8 +13,8 @@
 #define _GNU_SOURCE
 #endif
 #include "boot_internal.h"
-#include "log.h"
-#include "parse_num.h"
+#include "core/log.h"
+#include "core/parse_num.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -12,7 +12,7 @@
  * sweep of independent 1-rank runs).
  */
 #include "plx_internal.h"
-#include "oob.h"
+#include "bootstrap/oob.h"
 
 #include <errno.h>
 #include <stdio.h>

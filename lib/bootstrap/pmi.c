@@ -1,5 +1,5 @@
 /*
- * lib/bootstrap/pmi.c — the pmi out-of-band backend (lib/oob.h): a Plexus
+ * lib/bootstrap/pmi.c — the pmi out-of-band backend (lib/bootstrap/oob.h): a Plexus
  * program started by MPICH's hydra (mpirun.mpich, mpiexec.hydra) or by
  * Slurm's srun --mpi=pmi2 joins the job through the launcher's PMI server,
  * with no Plexus environment at all.
@@ -34,7 +34,7 @@
 #define _GNU_SOURCE
 #endif
 #include "plx_internal.h"
-#include "oob.h"
+#include "bootstrap/oob.h"
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/boot_internal.h"
 

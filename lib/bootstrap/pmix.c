@@ -1,5 +1,5 @@
 /*
- * lib/bootstrap/pmix.c — the pmix out-of-band backend (lib/oob.h): a
+ * lib/bootstrap/pmix.c — the pmix out-of-band backend (lib/bootstrap/oob.h): a
  * Plexus program started by a PMIx launcher (mpirun of Open MPI, Slurm's
  * srun --mpi=pmix) learns its rank, the job size and everybody's addresses
  * from the launcher's PMIx server, with no Plexus environment at all.
@@ -11,7 +11,7 @@
  * PMIX_NAMESPACE): PMIx_Init without a server is slow to fail.
  */
 #include "plx_internal.h"
-#include "oob.h"
+#include "bootstrap/oob.h"
 
 #if PLX_HAVE_PMIX
 

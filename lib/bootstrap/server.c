@@ -23,7 +23,7 @@
 #define _GNU_SOURCE
 #endif
 #include "boot_internal.h"
-#include "log.h"
+#include "core/log.h"
 
 #include <errno.h>
 #include <netdb.h>

@@ -5,7 +5,7 @@
  *
  * Records live in the slots window of the communicator's channel (zeroed at
  * start; a reused id numbers its calls above every number its members ever
- * used, lib/comm.c), 512..639 (see call_record.h), apart from the slots
+ * used, lib/api/comm.c), 512..639 (see call_record.h), apart from the slots
  * protocol's own lines:
  *   ring    [8] words: call n -> word n & 7 = (n << 32) | hash30(signature)
  *           << 2 | path (the one store of the fast path; 8 deep, so a peer

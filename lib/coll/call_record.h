@@ -3,7 +3,7 @@
  * communicators: every collective call, whatever path it takes (shm_slots,
  * direct, a schedule), publishes its communicator-level call number and a
  * hash of its signature in the caller's shared window; a request that waits
- * (its slow path, lib/request.c's deadline checks, never the fast path)
+ * (its slow path, lib/engine/request.c's deadline checks, never the fast path)
  * compares its peers' records of the same call.
  *
  * The per-path checks (slots signature word, direct header) only meet
@@ -11,12 +11,12 @@
  * different paths (a count on the other side of the slots limit, a
  * collective whose algorithm runs elsewhere) only meet here.  Schedules on
  * these communicators have no signature messages: they compare the record
- * of each peer whose message they receive (lib/sched.c, "Mismatches"), and
+ * of each peer whose message they receive (lib/engine/sched.c, "Mismatches"), and
  * the slow path here compares their records on the same path too.
  *
  * Only communicators whose members all share this node and whose id has a
  * slots window (id < 16, as for shm_slots and direct) have records; on the
- * others every collective runs as a signed schedule (lib/sched.c), whose
+ * others every collective runs as a signed schedule (lib/engine/sched.c), whose
  * ring already compares every rank's call.
  */
 #ifndef PLX_COLL_CALL_RECORD_H
@@ -61,7 +61,7 @@ static inline uint64_t plx_callrec_hash(const coll_sig_t *s)
 
 /* Number this call and publish its record: one store (release: a plain
  * store on x86) into this rank's window.  hash: plx_callrec_hash of its
- * signature (lib/api_coll.c keeps it with the call's plan).  Returns the
+ * signature (lib/api/coll.c keeps it with the call's plan).  Returns the
  * call number, 0 if comm has no records. */
 static inline uint64_t plx_callrec_publish_hash(plx_comm_t comm, uint64_t hash, int path)
 {
@@ -80,7 +80,7 @@ static inline uint64_t plx_callrec_publish(plx_comm_t comm, const coll_sig_t *si
     return plx_callrec_publish_hash(comm, plx_callrec_hash(sig), path);
 }
 
-/* Schedules on a communicator with records (lib/sched.c, "Mismatches")
+/* Schedules on a communicator with records (lib/engine/sched.c, "Mismatches")
  * exchange no signature messages: each rank compares the record of every
  * peer whose message it received (the peer published it before sending),
  * and the slow path below compares every peer's, the same path included.

@@ -4,9 +4,9 @@
  * Every algorithm has the same shape: given a fresh schedule on a
  * communicator and the collective's arguments (exactly as the user passed
  * them, PLX_IN_PLACE included), it appends the rounds and steps that carry
- * the collective out (see lib/sched.h).  It never talks to a transport and
+ * the collective out (see lib/engine/sched.h).  It never talks to a transport and
  * never waits: the progress engine runs the schedule.  The table
- * plx_coll_algos lists them all by name; the selector (lib/select.c) picks
+ * plx_coll_algos lists them all by name; the selector (lib/coll/select.c) picks
  * one per call from it, and PLX_TUNE names them.
  *
  * Contracts every builder keeps:
@@ -22,7 +22,7 @@
 #ifndef PLX_COLL_H
 #define PLX_COLL_H
 
-#include "sched.h"
+#include "engine/sched.h"
 
 #include <stdio.h>
 

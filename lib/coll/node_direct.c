@@ -35,7 +35,7 @@
  * Two waits per collective (meet, drain), whatever the rank count: each
  * costs a cache-line round trip, or a scheduler slice when ranks
  * outnumber cores.  Then a waiting rank yields for up to 1 ms (the
- * engine, lib/request.c: its core stays busy and goes to a runnable rank)
+ * engine, lib/engine/request.c: its core stays busy and goes to a runnable rank)
  * and then sleeps on the futex word of the member it waits for
  * (plx_direct_sleep), which that member wakes after its store, instead of
  * a nanosleep round robin among the waiters.
@@ -103,7 +103,7 @@
  * it (allreduce, reduce).
  */
 #include "node_direct.h"
-#include "reduce.h"
+#include "core/reduce.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -380,7 +380,7 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
     nd->oversub = ncpu > 0 && local > ncpu;
     /* A reused id finds its window holding an earlier comm's numbers: the
      * members agreed on a base above every number they ever wrote
-     * (lib/comm.c), so no stale seq, done or failed mark passes for a new one. */
+     * (lib/api/comm.c), so no stale seq, done or failed mark passes for a new one. */
     nd->next_seq = comm->slots_seq_base + 1;
     nd->local_done = comm->slots_seq_base;
     return nd;

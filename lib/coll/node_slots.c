@@ -70,7 +70,7 @@
  */
 #include "node_slots.h"
 #include "signature.h"
-#include "reduce.h"
+#include "core/reduce.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,7 +178,7 @@ static int setup(plx_comm_t comm)
     ns->cap = ((wbytes - SLOT_DATA_OFF) / 2) & ~(size_t)63;
     /* A reused id finds its channel holding an earlier comm's numbers: the
      * members agreed on a base above every number they ever wrote
-     * (lib/comm.c), so no stale seq can pass for a new one. */
+     * (lib/api/comm.c), so no stale seq can pass for a new one. */
     ns->next_seq = comm->slots_seq_base + 1;
     ns->local_done = ns->known_done = comm->slots_seq_base;
     comm->slots = ns;

@@ -26,7 +26,7 @@
  * the two), as on the point-to-point path.
  *
  * Spill.  Those three forms choose their algorithm from each rank's own
- * counts (lib/select.h), which differ between ranks, so their rule must
+ * counts (lib/coll/select.h), which differ between ranks, so their rule must
  * cover every size and a payload may not fit the slot.  A payload over
  * spill_at bytes is then not copied: the header carries the address of
  * the user's buffer (in-place alltoallv: a private copy, since arriving
@@ -58,7 +58,7 @@
  */
 #include "node_slots.h"
 #include "node_direct.h"
-#include "reduce.h"
+#include "core/reduce.h"
 #include "signature.h"
 
 #include <stdio.h>
@@ -526,7 +526,7 @@ static int copy_out(slots_op_t *op)
             /* both sides know every block's size (a sender's count for a
              * rank is that rank's count for it), so a difference is ranks
              * disagreeing on the call, as on the point-to-point path
-             * (lib/sched.c); the buffer gets min(len, want) bytes */
+             * (lib/engine/sched.c); the buffer gets min(len, want) bytes */
             plx_error("plx_%s on comm %u (rank %d of %d): rank %d (world %d) sent %zu bytes for a "
                       "block of %zu: the ranks disagree on this call (their counts differ)",
                       plx_coll_name(op->a.coll), c->id, c->rank, c->size, m, c->world_rank[m], len,

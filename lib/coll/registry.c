@@ -1,6 +1,6 @@
 /*
  * lib/coll/registry.c — the table of every collective algorithm, by
- * collective and name: what the selector (lib/select.c) chooses from, what
+ * collective and name: what the selector (lib/coll/select.c) chooses from, what
  * PLX_TUNE names and what plexus_info prints.
  */
 #include "coll.h"

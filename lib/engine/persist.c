@@ -3,7 +3,7 @@
  * call, run by plx_start / plx_startall, completed by the ordinary test and
  * wait calls, freed by plx_request_free (see persist.h).
  *
- * A persistent request is an ordinary engine request (lib/request.c) with
+ * A persistent request is an ordinary engine request (lib/engine/request.c) with
  * persistent = 1, so test/wait/waitall/waitany and the progress thread
  * handle it unchanged; completing it makes it inactive instead of freeing
  * it.  What it runs is decided at init, once:
@@ -20,7 +20,7 @@
  *   RUN_RELAUNCH  device (GPU) buffers and hierarchical (several-node)
  *                 algorithms: each start hands the saved
  *                 arguments to the ordinary start path (NCCL or staging
- *                 decide per call, lib/device.c) and the request completes
+ *                 decide per call, lib/device/device.c) and the request completes
  *                 with that inner request.
  * Only the init allocates; a start takes the context lock once, touches
  * what was built and makes no allocation and no selection.
@@ -32,8 +32,8 @@
  */
 #include "engine/persist.h"
 #include "api/vcoll.h"
-#include "select.h"
-#include "device.h"
+#include "coll/select.h"
+#include "device/device.h"
 #include "core/user_op.h"
 #include "coll/signature.h"
 
@@ -109,7 +109,7 @@ static int relaunch_advance(void *arg, plx_status_t *st)
     return 1;
 }
 
-/* Device buffers take the ordinary start path at each start (lib/device.c
+/* Device buffers take the ordinary start path at each start (lib/device/device.c
  * decides NCCL or staging per call); only asked when a GPU is usable. */
 static int is_device_call(plx_comm_t comm, const coll_args_t *a)
 {
@@ -139,7 +139,7 @@ static plx_status_t prepare_coll_locked(struct plx_request *r, struct plx_persis
         r->hook = (plx_req_hook_t){ .advance = relaunch_advance, .arg = r };
         return PLX_SUCCESS;
     }
-    /* the same choice as a plain call (lib/api_coll.c): a non-commutative
+    /* the same choice as a plain call (lib/api/coll.c): a non-commutative
      * user op needs an algorithm that keeps rank order */
     size_t bytes = coll_select_count(comm, a) * plx_dtype_size(a->dt);
     int need_order = coll_is_reduction(a->coll) && !plx_op_commutative(a->op);
@@ -170,7 +170,7 @@ static plx_status_t prepare_coll_locked(struct plx_request *r, struct plx_persis
     if (!s) return PLX_ERR_NO_MEMORY;
     r->kind = REQ_SCHED;
     r->sched = s;               /* freed with the request, also on failure below */
-    /* signed like a plain call (lib/api_coll.c): every start checks again
+    /* signed like a plain call (lib/api/coll.c): every start checks again
      * that the ranks agree (PLX_ERR_MISMATCH) */
     coll_sig_t sig = coll_sig_of(comm, a);
     sched_sign(s, sig.word, 0);   /* a start publishes no call record */

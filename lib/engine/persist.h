@@ -14,7 +14,7 @@
 #ifndef PLX_PERSIST_H
 #define PLX_PERSIST_H
 
-#include "request.h"
+#include "engine/request.h"
 
 /* Check a (the arguments of collective a->coll, as the i-form checks
  * them, with fn naming the public call in messages) and make an inactive

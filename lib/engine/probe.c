@@ -11,7 +11,7 @@
  * communicator in order.
  */
 #include "engine/probe.h"
-#include "request.h"
+#include "engine/request.h"
 
 #include <stdio.h>
 

@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_env.c — libFuzzer harness for every PLX_* value parser:
- * byte 0 picks a variable (a row of plx_env_vars in lib/config.c, or one of
+ * byte 0 picks a variable (a row of plx_env_vars in lib/core/config.c, or one of
  * the bootstrap's), the rest is its value.  The value goes through the
  * row's checker, the typed getter, plx_config_load (what plx_init does) and,
  * for the bootstrap's variables, plx_boot_params_from_env with the others
@@ -8,7 +8,7 @@
  * getter and plx_config_load agree (and the bootstrap, on PLX_TIMEOUT); an accepted size / number is within the
  * row's bounds; a refusal names the variable.
  */
-#include "config.h"
+#include "core/config.h"
 #include "bootstrap/bootstrap.h"
 
 #include <math.h>

@@ -13,7 +13,7 @@
  */
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/boot_internal.h"
-#include "log.h"
+#include "core/log.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -14,7 +14,7 @@
  */
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/boot_internal.h"
-#include "log.h"
+#include "core/log.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,13 +1,13 @@
 /*
  * tests/fuzz/fuzz_tune.c — libFuzzer harness for the PLX_TUNE parser
- * (lib/select.c): the input, as text, is parsed into a selector table.
+ * (lib/coll/select.c): the input, as text, is parsed into a selector table.
  * A table that parses must answer every collective at every size with an
  * algorithm of that collective, and print; a
  * refused one must say why.  Crash, sanitizer report or a broken invariant
  * (abort) is a finding.
  */
-#include "select.h"
-#include "log.h"
+#include "coll/select.h"
+#include "core/log.h"
 
 #include <stdio.h>
 #include <stdlib.h>

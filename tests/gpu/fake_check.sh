@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/gpu/fake_check.sh -- the device-buffer code paths (lib/device.c,
+# tests/gpu/fake_check.sh -- the device-buffer code paths (lib/device/device.c,
 # transports/nccl/) on a machine without a GPU, against a stand-in CUDA
 # runtime and NCCL (tests/gpu/fake/): built here with $CC under the SONAMEs
 # libplexus links (libcudart.so.N, libnccl.so.2) and put first on

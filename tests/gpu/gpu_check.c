@@ -42,7 +42,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "half.h"
+#include "core/half.h"
 
 #if PLX_HAVE_CUDA
 #include <cuda_runtime.h>

@@ -794,7 +794,7 @@ static void section_prio(void)
         CHECK(seen == 63, "every node ran once");
         /* One worker: the queue gives nodes out highest priority first.
          * The thread that finished root keeps the best one (priority 5)
-         * and runs it itself (lib/graph_exec.c), and may be preempted
+         * and runs it itself (lib/graph/exec.c), and may be preempted
          * before it starts it while the caller's thread takes the queued
          * rest (seen under make check-sanitize: 4 3 2 1 0, then 5), so
          * the order is checked among the queued five. */

@@ -1,7 +1,7 @@
 /*
  * tests/mr/half_ref.h -- the check programs' own float16 / bfloat16
  * conversions (round to nearest even), written independently of the
- * library's lib/half.h so that a bug there cannot hide in the expected
+ * library's lib/core/half.h so that a bug there cannot hide in the expected
  * values.  Shared by coll_check and stress_check.
  */
 #ifndef PLX_TESTS_MR_HALF_REF_H

@@ -26,7 +26,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/boot_internal.h"
-#include "log.h"
+#include "core/log.h"
 
 /* ---- helpers ---- */
 

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "select.h"
+#include "core/config.h"
+#include "coll/select.h"
 #include "bootstrap/bootstrap.h"
 
 #ifndef SRCDIR

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "plx_internal.h"
-#include "oob.h"
+#include "bootstrap/oob.h"
 
 enum { P_GOOD, P_WRONG_CMD, P_RC, P_LONG, P_CLOSE, P_SILENT, P_BAD_VALUE };
 

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "half.h"
+#include "core/half.h"
 #include "plexus.h"
-#include "reduce.h"
+#include "core/reduce.h"
 
 /* ---- helpers ----------------------------------------------------------- */
 

@@ -29,10 +29,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "core/log.h"
 #include "transport.h"
 
-/* lib/sched.h (schedules) shadows the system <sched.h> under -I lib, so
+/* lib/engine/sched.h (schedules) shadows the system <sched.h> under -I lib, so
  * declare the one libc call we need from it; affinity goes through syscall(). */
 extern int sched_yield(void);
 

@@ -35,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "core/log.h"
 #include "transport.h"
 
 #define MAXR     6

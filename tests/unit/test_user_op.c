@@ -1,7 +1,7 @@
 /*
  * tests/unit/test_user_op.c — user-defined reduction ops below the
  * collectives: the registry (lib/core/user_op.c) and the way the reduction
- * entry points (lib/reduce.c) call the user's function.
+ * entry points (lib/core/reduce.c) call the user's function.
  *
  * The op is a 2x2 matrix product mod 2^16 packed into each uint64 element:
  * associative, not commutative, so every operand-order mistake shows.
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "plexus.h"
-#include "reduce.h"
+#include "core/reduce.h"
 #include "core/user_op.h"
 
 static uint64_t mat(uint64_t x, uint64_t y)

@@ -11,7 +11,7 @@
 #ifndef PLX_TL_HARNESS_H
 #define PLX_TL_HARNESS_H
 
-/* lib/sched.h (schedules) can shadow the system <sched.h>: declare the one
+/* lib/engine/sched.h (schedules) can shadow the system <sched.h>: declare the one
  * call needed from it. */
 extern int sched_yield(void);
 

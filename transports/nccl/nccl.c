@@ -1,8 +1,8 @@
 /*
  * transports/nccl/nccl.c — collectives on GPU buffers through NCCL: the
- * backend table plx_devcoll_nccl_ops (interface in lib/device.h).
+ * backend table plx_devcoll_nccl_ops (interface in lib/device/device.h).
  *
- * The core (lib/device.c) owns everything around a device collective: the
+ * The core (lib/device/device.c) owns everything around a device collective: the
  * memory-type check, when the NCCL communicator is made, the CUDA stream,
  * the event it polls, timeouts and peer deaths.  This file only speaks
  * NCCL: unique id, nonblocking communicator start (config.blocking = 0, so
@@ -20,7 +20,7 @@
  * bit; on integers it divides the sum, as Plexus does).
  */
 #include "plx_internal.h"
-#include "device.h"
+#include "device/device.h"
 
 #include <cuda_runtime.h>
 #include <nccl.h>

@@ -22,8 +22,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "config.h"
+#include "core/log.h"
+#include "core/config.h"
 #include "shm_internal.h"
 #include "shm_ring.h"
 
@@ -480,7 +480,7 @@ typedef struct shm_blob {
     uint64_t probe_val;
 } shm_blob_t;
 
-/* PLX_SHM_CMA (checked by lib/config.c): auto|0|1|off|on|no|yes. */
+/* PLX_SHM_CMA (checked by lib/core/config.c): auto|0|1|off|on|no|yes. */
 static int parse_cma_mode(void)
 {
     static const int mode[] = { SHM_CMA_AUTO, SHM_CMA_OFF, SHM_CMA_ON, SHM_CMA_OFF, SHM_CMA_ON,

@@ -28,7 +28,7 @@
 #include <sys/uio.h>
 #include <time.h>
 
-#include "log.h"
+#include "core/log.h"
 #include "shm_internal.h"
 
 /* Bytes pulled per transfer per progress() call: bounds the time spent in

@@ -24,13 +24,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "config.h"
+#include "core/log.h"
+#include "core/config.h"
 #include "shm_internal.h"
 #include "shm_ring.h"
 
 /* A PLX_SHM_* byte count, parsed and checked against its row of the PLX_*
- * table by lib/config.c (plx_init refuses bad values before the transports
+ * table by lib/core/config.c (plx_init refuses bad values before the transports
  * start), then held within [lo, hi] for this layout (the eager limit
  * depends on the ring).  Returns 1 if set and used, 0 if unset, -1 if not
  * usable (warned; *out = def). */

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "core/log.h"
 #include "ucx_internal.h"
 
 /* Room for the largest header in an op's data[] before a bounced payload. */

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "half.h"   /* lib/half.h: float16/bfloat16 conversions */
+#include "core/half.h"   /* lib/core/half.h: float16/bfloat16 conversions */
 void fake_enqueue_fn(cudaStream_t st, void (*fn)(void *), void *arg);
 void fake_enqueue_poll(cudaStream_t st, int (*fn)(void *), void *arg);
 void *fake_translate(const void *p);
