@@ -301,6 +301,7 @@ plx_status_t plx_slots_start(plx_comm_t comm, const coll_args_t *a, uint64_t sig
     op->comm = comm;
     op->ns = ns;
     op->a = *a;
+    op->called = a->coll;
     op->seq = ns->next_seq++;
     op->bytes = a->count * plx_dtype_size_fast(a->dt);
     op->phase = SLOTS_WRITE;
@@ -353,7 +354,7 @@ static void report_late(struct node_slots *ns, plx_comm_t c, slots_op_t *op, con
         plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (shm_slots): the ranks "
                   "disagreed on the earlier node-local sequence %llu, which this rank (a bcast root or "
                   "reduce non-root) checks after it: rank %d called %s, rank %d (world %d) %s",
-                  plx_coll_name(op->a.coll), c->id, c->rank, c->size, (unsigned long long)op->seq,
+                  plx_coll_name(op->called), c->id, c->rank, c->size, (unsigned long long)op->seq,
                   (unsigned long long)p->seq, ns->me, mine, m, c->world_rank[m], other);
         op->late = 1;
     } else {
@@ -475,7 +476,7 @@ static void report_mismatch(slots_op_t *op, int m, uint64_t theirs)
     if (theirs) coll_sig_describe_word(theirs, other, sizeof other);
     else snprintf(other, sizeof other, "a call in which it writes nothing");
     plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (shm_slots): the ranks "
-              "disagree: rank %d called %s, rank %d (world %d) %s", plx_coll_name(op->a.coll), c->id,
+              "disagree: rank %d called %s, rank %d (world %d) %s", plx_coll_name(op->called), c->id,
               c->rank, c->size, (unsigned long long)op->seq, ns->me, mine, m, c->world_rank[m], other);
     op->status = PLX_ERR_MISMATCH;
 }
@@ -608,7 +609,7 @@ int plx_slots_check(slots_op_t *op, double elapsed, double limit)
     }
     if (st == PLX_SUCCESS && elapsed < limit) return 0;
     if (st == PLX_SUCCESS) st = PLX_ERR_TIMEOUT;
-    const char *name = plx_coll_name(op->a.coll);
+    const char *name = plx_coll_name(op->called);
     if (st == PLX_ERR_PEER_FAILED)
         plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu: peer failed among "
                   "rank(s) %s", name, c->id, c->rank, c->size, (unsigned long long)s, waited.text);

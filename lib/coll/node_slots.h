@@ -32,6 +32,7 @@ typedef struct slots_op {
     uint64_t sig;            /* what this rank called (coll/signature.h), next to seq */
     int late;                /* a member disagreed on an earlier call, seen only now */
     plx_status_t status;
+    plx_coll_t called;       /* what the caller called, for messages (alltoall runs as alltoallv) */
     /* the v-forms (node_slots_v.c) */
     size_t spill_at;         /* a payload over this many bytes is read from the user's buffer */
     void *vmem;              /* count arrays kept past the call, in-place scratch, or NULL */

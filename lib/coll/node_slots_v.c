@@ -183,6 +183,7 @@ static void start_sig(plx_comm_t comm, const coll_args_t *a, slots_op_t *op, int
     op->ns = ns;
     op->a = *a;
     op->a.owned = NULL;
+    op->called = a->coll;
     op->seq = plx_slots_v_take_seq(comm);
     op->sig = sig;
     op->phase = V_WRITE;
@@ -248,6 +249,7 @@ plx_status_t plx_slots_u_start(plx_comm_t comm, const coll_args_t *a, uint64_t s
     v.sdispls = v.rdispls = u ? u + p : NULL;
     start_sig(comm, &v, op, PLX_SLOTS_V_SPILL_BIG, sig);
     op->spill_at = SIZE_MAX;   /* can_run: the payload fits the slot */
+    op->called = a->coll;
     op->uni = held;
     op->vmem = own;
     op->vmem_size = 2 * p * sizeof *own;
@@ -529,7 +531,7 @@ static int copy_out(slots_op_t *op)
              * (lib/engine/sched.c); the buffer gets min(len, want) bytes */
             plx_error("plx_%s on comm %u (rank %d of %d): rank %d (world %d) sent %zu bytes for a "
                       "block of %zu: the ranks disagree on this call (their counts differ)",
-                      plx_coll_name(op->a.coll), c->id, c->rank, c->size, m, c->world_rank[m], len,
+                      plx_coll_name(op->called), c->id, c->rank, c->size, m, c->world_rank[m], len,
                       want);
             op->status = PLX_ERR_MISMATCH;
         }
@@ -545,7 +547,7 @@ static int copy_out(slots_op_t *op)
                                              addr + op->voff, k);
             if (st != PLX_SUCCESS) {
                 plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu: reading %zu "
-                          "bytes of rank %d (world %d) failed: %s", plx_coll_name(op->a.coll), c->id,
+                          "bytes of rank %d (world %d) failed: %s", plx_coll_name(op->called), c->id,
                           c->rank, c->size, (unsigned long long)op->seq, k, m, w, plx_strerror(st));
                 op->status = st;
                 return 1;
@@ -614,7 +616,7 @@ int plx_slots_v_advance(slots_op_t *op)
 later:
     /* the caller's arrays are only good during the call */
     if (!op->vmem && !op->uni && !keep(op) && op->status == PLX_SUCCESS) {
-        plx_error("plx_%s: out of memory keeping the count arrays", plx_coll_name(op->a.coll));
+        plx_error("plx_%s: out of memory keeping the count arrays", plx_coll_name(op->called));
         op->status = PLX_ERR_NO_MEMORY;
     }
     return 0;
@@ -645,7 +647,7 @@ int plx_slots_v_check(slots_op_t *op, double elapsed, double limit)
     if (st == PLX_SUCCESS) st = PLX_ERR_TIMEOUT;
     static const char *const what[] = { "write permission", "contribution", "", "release of its buffer",
                                         "end of its own copies" };
-    const char *name = plx_coll_name(op->a.coll);
+    const char *name = plx_coll_name(op->called);
     if (st == PLX_ERR_PEER_FAILED)
         plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu: peer failed among "
                   "rank(s) %s", name, c->id, c->rank, c->size, (unsigned long long)s, waited.text);

@@ -110,6 +110,18 @@ for ca in $algos; do
             fail "allreduce/$algo: no message naming both sides of the count mismatch"
         fi
     fi
+    if [ "$algo" = shm_slots ]; then
+        case $coll in
+        alltoall|gather|scatter|reduce_scatter)
+            # these run on the v-form's code with equal counts: the message
+            # must still name what the application called
+            if grep -q "plx_${coll}v on comm" "$tmp/job.log" || ! grep -q "plx_$coll on comm" "$tmp/job.log"; then
+                fail "$coll/shm_slots: its messages do not name plx_$coll"
+            else
+                echo "  ok: $coll/shm_slots messages name plx_$coll"
+            fi ;;
+        esac
+    fi
     nalgos=$((nalgos + 1))
 done
 echo "  ($nalgos algorithms)"
