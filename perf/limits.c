@@ -50,6 +50,15 @@
  *            -p pieces; best of enough passes for ~50 ms per figure (at least
  *            5).  At 1-4 MiB both ranks' buffers fit the caches, so these
  *            rates are far above the 64 MiB ones: a bound per size.
+ *            A fifth figure, "exchange", is the 2-rank allgather's own
+ *            byte movement with no library: each process copies its N/2
+ *            into the first half of an N-byte destination, then reads the
+ *            other's N/2 into the second half (one call up to 2 MiB, else
+ *            -p pieces, as lib/coll/node_direct.c does), both at
+ *            once, so the caches see the collective's working set (3 N
+ *            in all, where the separate read and copy figures touch 2 N);
+ *            GB/s = N/2 per pass time, best and mean of the passes (the
+ *            slower process).
  *
  * Build: cc -O3 -o limits perf/limits.c          (perf/compare does that;
  *        -O3 vectorises the float32 add like the library's kernels)
@@ -68,7 +77,8 @@
  *             cma_add_pair_gbps, cma_write_pair_gbps, cma_copy_pair_gbps (GB/s)
  *             cma_piece_bytes, cma_bytes (B)
  *             per --sizes entry N: cma_pair_gbps_N, cma_add_pair_gbps_N,
- *             cma_write_pair_gbps_N, cma_copy_pair_gbps_N (GB/s)
+ *             cma_write_pair_gbps_N, cma_copy_pair_gbps_N,
+ *             cma_exch_pair_gbps_N, cma_exch_mean_pair_gbps_N (GB/s)
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -204,12 +214,14 @@ typedef struct cma_shared {
     volatile uint64_t addr[2];     /* each process's source buffer */
     volatile uint64_t daddr[2];    /* each process's destination (written by "write") */
     volatile int ready[2], go, done[2];
-    volatile double secs[2][4];    /* [process][0: cma, 1: cma+add, 2: write, 3: copy] best times */
+    volatile double secs[2][5];    /* [process][0: cma, 1: cma+add, 2: write, 3: copy, 4: exchange] best times */
+    volatile double mean[2];       /* [process] mean time of the exchange passes */
 } cma_shared_t;
 
 /* One pass over SIZE bytes in pieces: kind 0 reads pid's buffer at raddr
  * into dst; 1 reads it into tmp, then dst = mine + tmp as float32; 2
- * writes tmp into pid's buffer at waddr; 3 copies mine into dst (memcpy).
+ * writes tmp into pid's buffer at waddr; 3 copies mine into dst (memcpy);
+ * 4 copies mine into dst, then reads pid's buffer into dst + SIZE.
  * Seconds, or -1. */
 static void add_f32(float *restrict d, const float *restrict a, const float *restrict b, size_t n)
 {
@@ -220,6 +232,17 @@ static double cma_pass(pid_t pid, uint64_t raddr, uint64_t waddr, char *dst, con
                        size_t size, size_t piece, int kind)
 {
     double t0 = now_s();
+    if (kind == 4) {
+        /* as lib/coll/node_direct.c: one call up to 2 MiB, else PIECE steps */
+        size_t step = size <= (2u << 20) ? size : piece;
+        memcpy(dst, mine, size);
+        for (size_t off = 0; off < size; off += step) {
+            size_t l = size - off < step ? size - off : step;
+            struct iovec lv = { dst + size + off, l }, rv = { (void *)(uintptr_t)(raddr + off), l };
+            if (process_vm_readv(pid, &lv, 1, &rv, 1, 0) != (ssize_t)l) return -1;
+        }
+        return now_s() - t0;
+    }
     for (size_t off = 0; off < size; off += piece) {
         size_t l = size - off < piece ? size - off : piece;
         if (kind == 3) {
@@ -243,19 +266,19 @@ static double cma_pass(pid_t pid, uint64_t raddr, uint64_t waddr, char *dst, con
 /* Process `me` (0 or 1) of the measurement: best times of REPS passes of
  * each kind, alone (only process 0 reads) and as a pair. */
 static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t piece, size_t cpiece, int reps,
-                     int pair)
+                     int pair, int kinds)
 {
-    char *dst = malloc(size), *mine = malloc(size), *tmp = malloc(piece);
+    char *dst = malloc(2 * size), *mine = malloc(size), *tmp = malloc(piece);
     if (!dst || !mine || !tmp) { fprintf(stderr, "limits: cannot allocate for cma\n"); exit(1); }
-    memset(dst, 1, size);
+    memset(dst, 1, 2 * size);
     memset(mine, 2, size);
     memset(tmp, 3, piece);
     sh->addr[me] = (uint64_t)(uintptr_t)mine;
     sh->daddr[me] = (uint64_t)(uintptr_t)dst;
     __atomic_store_n(&sh->ready[me], 1, __ATOMIC_RELEASE);
     while (!__atomic_load_n(&sh->ready[1 - me], __ATOMIC_ACQUIRE)) sched_yield();
-    for (int kind = 0; kind < 4; kind++) {
-        double best = 1e30;
+    for (int kind = 0; kind < kinds; kind++) {
+        double best = 1e30, sum = 0;
         /* one untimed pass first: every page of both sides touched by this kind of copy */
         for (int r = -1; r < reps; r++) {
             /* both start together: a shared counter of passes */
@@ -268,9 +291,11 @@ static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t 
                                     kind == 0 || kind == 3 ? cpiece : piece, kind);
                 if (t < 0) { sh->secs[me][kind] = -1; break; }
                 if (r >= 0 && t < best) best = t;
+                if (r >= 0) sum += t;
             }
         }
         if (sh->secs[me][kind] >= 0) sh->secs[me][kind] = best;
+        if (kind == 4) sh->mean[me] = sum / reps;
     }
     /* the other one may still be reading my buffer */
     __atomic_store_n(&sh->done[me], 1, __ATOMIC_RELEASE);
@@ -284,8 +309,10 @@ static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t 
  * as a pair (the slower of the two processes); -1 where refused.  cpiece:
  * the piece of the read and the copy; pairs_only: skip the alone figures
  * (left -1). */
-static void cma_gbps(size_t size, size_t piece, size_t cpiece, int reps, int pin, int pairs_only, double gbps[8])
+static void cma_gbps(size_t size, size_t piece, size_t cpiece, int reps, int pin, int pairs_only, double gbps[8],
+                     double exch[2])
 {
+    int kinds = exch ? 5 : 4;
     for (int k = 0; k < 4; k++) gbps[k] = -1;
     for (int pair = pairs_only; pair < 2; pair++) {
         cma_shared_t *sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -297,11 +324,11 @@ static void cma_gbps(size_t size, size_t piece, size_t cpiece, int reps, int pin
         if (pid == 0) {
             if (pin) pin_to(1);
             alarm(300);
-            cma_side(sh, 1, parent, size, piece, cpiece, reps, pair);
+            cma_side(sh, 1, parent, size, piece, cpiece, reps, pair, kinds);
             _exit(0);
         }
         if (pin) pin_to(0);
-        cma_side(sh, 0, pid, size, piece, cpiece, reps, pair);
+        cma_side(sh, 0, pid, size, piece, cpiece, reps, pair, kinds);
         int st;
         waitpid(pid, &st, 0);
         for (int kind = 0; kind < 4; kind++) {
@@ -309,6 +336,12 @@ static void cma_gbps(size_t size, size_t piece, size_t cpiece, int reps, int pin
             if (pair && sh->secs[1][kind] > t) t = sh->secs[1][kind];
             if (pair && sh->secs[1][kind] < 0) t = -1;
             gbps[pair * 4 + kind] = t > 0 ? (double)size / t / 1e9 : -1;
+        }
+        if (exch && pair) {
+            double t = sh->secs[0][4] > sh->secs[1][4] ? sh->secs[0][4] : sh->secs[1][4];
+            double m = sh->mean[0] > sh->mean[1] ? sh->mean[0] : sh->mean[1];
+            exch[0] = t > 0 && sh->secs[1][4] > 0 ? (double)size / t / 1e9 : -1;
+            exch[1] = exch[0] > 0 && m > 0 ? (double)size / m / 1e9 : -1;
         }
         munmap((void *)sh, 4096);
     }
@@ -338,7 +371,7 @@ int main(int argc, char **argv)
     rtt_us(trips, pin, &med, &min);
     double cma[8];
     if (!csize) csize = size;
-    cma_gbps(csize, piece, piece, reps < 5 ? reps : 5, pin, 0, cma);
+    cma_gbps(csize, piece, piece, reps < 5 ? reps : 5, pin, 0, cma, NULL);
     if (csv) {
         printf("metric,value,unit\n");
         printf("memcpy_gbps,%.3f,GB/s\n", gbps);
@@ -379,18 +412,22 @@ int main(int argc, char **argv)
         long rp = (long)(0.05 * 2e9 / (double)c);
         if (rp < 5) rp = 5;
         if (rp > 2000) rp = 2000;
-        double g[8];
-        cma_gbps(c, piece, c, (int)rp, pin, 1, g);
+        double g[8], x[2];
+        cma_gbps(c, piece, c, (int)rp, pin, 1, g, x);
         if (csv) {
             printf("cma_pair_gbps_%zu,%.3f,GB/s\n", n, g[4]);
             printf("cma_add_pair_gbps_%zu,%.3f,GB/s\n", n, g[5]);
             printf("cma_write_pair_gbps_%zu,%.3f,GB/s\n", n, g[6]);
             printf("cma_copy_pair_gbps_%zu,%.3f,GB/s\n", n, g[7]);
+            printf("cma_exch_pair_gbps_%zu,%.3f,GB/s\n", n, x[0]);
+            printf("cma_exch_mean_pair_gbps_%zu,%.3f,GB/s\n", n, x[1]);
         } else {
             printf("2 ranks at %zu bytes (each moves %zu), both processes at once, best of %ld: "
                    "process_vm_readv in one call %.2f GB/s, read-and-add in %zu-byte pieces %.2f GB/s, "
                    "process_vm_writev of a hot piece %.2f GB/s, memcpy in one call %.2f GB/s\n",
                    n, c, rp, g[4], piece, g[5], g[6], g[7]);
+            printf("  exchange (copy own N/2, then read the other's N/2, as the 2-rank allgather): best %.2f GB/s, "
+                   "mean %.2f GB/s\n", x[0], x[1]);
         }
     }
     return 0;

@@ -9,6 +9,8 @@
  *   offset   0  header: seq, addr[3] (input, output, scratch), signature
  *   offset 256  done: the last sequence this rank finished reading and
  *               writing its peers' buffers
+ *   offset 320  claim: the pieces of this rank's shared read handed out
+ *               (2-rank allgather and alltoall, "Shared read" below)
  *   offset 384  failed: the last sequence this rank gave up on, and why
  *               (its status at offset 392, written first)
  *   offset 448  event: bumped after each of the stores above (a futex
@@ -76,6 +78,20 @@
  *                   end so both copy (head_bytes: the root, which also
  *                   copies its own block, takes the smaller share)
  *
+ * Shared read (2-rank allgather and alltoall above DIRECT_WHOLE_MAX, each
+ * rank on its own core, no progress thread).  Reading the peer's block is
+ * most of a rank's time, and one rank is often 10-30 % slower than the other
+ * for a whole launch (its core or its memory placement; per-phase probe in
+ * perf/RESULTS.md "Issue 11, 2 ranks, allgather and alltoall: where the
+ * time goes"), so the faster one waited in the drain.  Now the block moves
+ * in DIRECT_PIECE_SOLO pieces numbered by a counter in the reader's window:
+ * the reader claims pieces one at a time, and a rank done with its own work
+ * claims the reader's remaining pieces and writes them into the reader's
+ * recvbuf (process_vm_writev of its own input) instead of waiting.  The
+ * reader resets its counter to seq << 24 in its turn, before publishing
+ * the header (or to "none left" when it reads alone), so a claim from
+ * another collective or from a rank that reads alone finds nothing.
+ *
  * Closed numbers (the node-local phases of lib/coll/hier.c).  A phase
  * takes its number when its schedule is built: 1 + DIRECT_PHASES x the
  * schedule's collective sequence number + its index in the schedule, so
@@ -116,6 +132,7 @@
 
 #define DIRECT_CHANNEL0  16          /* windows 16.. are this file's (0..15: shm_slots) */
 #define DIRECT_DONE_OFF  256
+#define DIRECT_CLAIM_OFF 320
 #define DIRECT_FAIL_OFF  384
 #define DIRECT_EVENT_OFF 448
 #define DIRECT_WIN_MIN   512
@@ -135,7 +152,9 @@
 #define DIRECT_SPIN_SHARE 0.25         /* ... and at most this share of the own work's time */
 #define DIRECT_WHOLE_MAX (2u << 20)    /* a copy segment up to this size: one call (see work) */
 #define DIRECT_PIECE_SOLO (512u << 10) /* a reduction piece at 2 ranks with a core each and no
-                                          progress thread (PLX_DIRECT_PIECE unset): see setup */
+                                          progress thread (PLX_DIRECT_PIECE unset): see setup;
+                                          also the piece of a shared read */
+#define DIRECT_CLAIM_NONE (1ull << 23) /* shared read: a claim this far past seq << 24 gets nothing */
 
 enum { DIRECT_TURN = 0, DIRECT_MEET, DIRECT_WORK, DIRECT_DRAIN, DIRECT_DONE };
 enum { ADDR_IN = 0, ADDR_OUT, ADDR_AUX };
@@ -206,6 +225,7 @@ struct direct_close {
 
 static inline direct_hdr_t *hdr_of(unsigned char *w) { return (direct_hdr_t *)w; }
 static inline uint64_t *done_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_DONE_OFF); }
+static inline uint64_t *claim_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_CLAIM_OFF); }
 static inline uint64_t *fail_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_FAIL_OFF); }
 static inline int32_t *fail_status_of(unsigned char *w) { return (int32_t *)(w + DIRECT_FAIL_OFF + 8); }
 static inline uint32_t *event_of(unsigned char *w) { return (uint32_t *)(w + DIRECT_EVENT_OFF); }
@@ -620,6 +640,27 @@ static int is_rooted(plx_coll_t c)
     return c == PLX_COLL_BCAST || c == PLX_COLL_REDUCE || c == PLX_COLL_GATHER || c == PLX_COLL_SCATTER;
 }
 
+/* Does this rank read its peer's block as a shared read (see "Shared
+ * read")?  The same conditions as one call per copy segment (work), for a
+ * segment above DIRECT_WHOLE_MAX; the piece does not depend on the
+ * datatype, which the members of an allgather need not agree on. */
+static int shared_read(const direct_op_t *op)
+{
+    const struct node_direct *nd = op->nd;
+    return nd->n == 2 && nd->spin && !op->comm->ctx->pt.running && !nd->piece_set &&
+           (op->a.coll == PLX_COLL_ALLGATHER || op->a.coll == PLX_COLL_ALLTOALL) &&
+           op->bytes > DIRECT_WHOLE_MAX && op->bytes / DIRECT_PIECE_SOLO < DIRECT_CLAIM_NONE / 2;
+}
+
+/* Claim the next piece of member m's shared read of s: its offset in the
+ * block, or (size_t)-1 when none is left (or m reads alone). */
+static size_t claim(const direct_op_t *op, int m)
+{
+    uint64_t k = __atomic_fetch_add(claim_of(op->nd->win[m]), 1, __ATOMIC_RELAXED) - (op->seq << 24);
+    if (k >= DIRECT_CLAIM_NONE || k * DIRECT_PIECE_SOLO >= op->bytes) return (size_t)-1;
+    return (size_t)k * DIRECT_PIECE_SOLO;
+}
+
 /* Step 1: publish this rank's buffers for collective s. */
 static int turn(direct_op_t *op)
 {
@@ -652,6 +693,11 @@ static int turn(direct_op_t *op)
     op->in = in;
     unsigned char *w = nd->win[nd->me];
     direct_hdr_t *h = hdr_of(w);
+    /* nobody claims from it now: the peer finished s-1 (drain) and starts s
+     * only after the header below */
+    if (nd->n == 2 && (a->coll == PLX_COLL_ALLGATHER || a->coll == PLX_COLL_ALLTOALL))
+        __atomic_store_n(claim_of(w), (op->seq << 24) + (shared_read(op) ? 0 : DIRECT_CLAIM_NONE),
+                         __ATOMIC_RELAXED);
     h->addr[ADDR_IN] = (uint64_t)(uintptr_t)in;
     h->addr[ADDR_OUT] = coll_in_place(a->rbuf) ? 0 : (uint64_t)(uintptr_t)a->rbuf;
     h->addr[ADDR_AUX] = (uint64_t)(uintptr_t)op->aux;
@@ -839,9 +885,24 @@ static int work(direct_op_t *op)
 {
     struct node_direct *nd = op->nd;
     direct_seg_t sg;
+    int sh = shared_read(op);
     for (;;) {
         if (!get_seg(op, op->seg, &sg)) {
-            op->phase = DIRECT_DRAIN;
+            /* my part is over: write the pieces of the peer's read that it
+             * has not claimed yet, from my input into its recvbuf */
+            int p = 1 - nd->me;
+            size_t at = sh && nd->addr[p][ADDR_OUT] ? claim(op, p) : (size_t)-1;
+            if (at == (size_t)-1) {
+                op->phase = DIRECT_DRAIN;
+                return 1;
+            }
+            size_t len = op->bytes - at < DIRECT_PIECE_SOLO ? op->bytes - at : DIRECT_PIECE_SOLO;
+            const char *src = (const char *)op->in + (op->a.coll == PLX_COLL_ALLTOALL ? (size_t)p * op->bytes : 0);
+            plx_status_t st = push(op, p, nd->addr[p][ADDR_OUT] + (size_t)nd->me * op->bytes + at, src + at, len);
+            if (st != PLX_SUCCESS) {
+                op->status = st;
+                return -1;
+            }
             return 1;
         }
         if (op->off < sg.len) break;
@@ -868,6 +929,18 @@ static int work(direct_op_t *op)
     if (sg.kind != SEG_REDUCE && sg.len <= DIRECT_WHOLE_MAX && nd->spin && !op->comm->ctx->pt.running &&
         !nd->piece_set)
         piece = l;
+    if (sh && sg.kind == SEG_COPY && sg.peer != nd->me) {
+        /* the peer may have written some pieces already (it claims them too) */
+        size_t at = claim(op, nd->me);
+        if (at == (size_t)-1) {
+            op->off = sg.len;
+            return 1;
+        }
+        o = at;
+        l = sg.len - at;
+        piece = DIRECT_PIECE_SOLO;
+        op->off = at;   /* below: past this piece; the next call claims again */
+    }
     if (l > piece) l = piece;
     plx_status_t st;
     if (sg.kind == SEG_REDUCE)
