@@ -401,6 +401,7 @@ static void bench_overlap(const layer_t *layers, int nl, double scale, int iters
     }
     /* sum_comm: each bucket's allreduce alone, median of 3 */
     double sum_comm = 0;
+    double *alone = calloc((size_t)nl, sizeof *alone);   /* per layer, for --dump */
     for (int i = 0; i < nl; i++) {
         double t[3];
         for (int r = 0; r < 4; r++) {
@@ -409,15 +410,35 @@ static void bench_overlap(const layer_t *layers, int nl, double scale, int iters
             TRY(plx_allreduce(PLX_IN_PLACE, grad[i], layers[i].bytes / 4, PLX_FLOAT32, PLX_AVG, world));
             if (r) t[r - 1] = now() - t0;
         }
-        sum_comm += median(t, 3);
+        alone[i] = median(t, 3);
+        sum_comm += alone[i];
     }
     sum_comm = agree(sum_comm);
+    /* for comparison only (not the ideal): the 50 blocking allreduces one
+     * after the other in backward order, each bucket's data no longer in
+     * the caches as in the graph (median of 3 passes) */
+    double tb[3];
+    double *b2b_one = calloc((size_t)nl, sizeof *b2b_one);   /* the last pass, for --dump */
+    for (int r = 0; r < 3; r++) {
+        plx_barrier(world);
+        double t0 = now();
+        double t1 = t0;
+        for (int i = 0; i < nl; i++) {
+            TRY(plx_allreduce(PLX_IN_PLACE, grad[i], layers[i].bytes / 4, PLX_FLOAT32, PLX_AVG, world));
+            double t2 = now();
+            if (r == 2) b2b_one[i] = t2 - t1;
+            t1 = t2;
+        }
+        tb[r] = now() - t0;
+    }
+    double b2b = agree(median(tb, 3));
     double per_layer = scale * sum_comm / nl;
     double rate = agree(spin_rate());
     if (rank == 0) {
         printf("# overlap: %d layers, %.1f MiB of gradients, %d ranks; sum_comm %.2f ms (each allreduce alone, "
                "median of 3); compute %.3f ms per layer (idle: sleep; busy: arithmetic); median of %d iterations\n",
                nl, (double)total / 1048576.0, size, sum_comm * 1e3, per_layer * 1e3, iters);
+        printf("# the same allreduces back to back (blocking, backward order, no compute): %.2f ms\n", b2b * 1e3);
         printf("%-6s %-14s %12s %12s %10s %10s\n", "kind", "policy", "total ms", "ideal ms", "vs ideal",
                "vs fifo");
     }
@@ -489,9 +510,9 @@ static void bench_overlap(const layer_t *layers, int nl, double scale, int iters
                     double cs, ce, as, ae;
                     plx_graph_node_times(g, 2 * i, &cs, &ce);
                     plx_graph_node_times(g, 2 * i + 1, &as, &ae);
-                    printf("  %2d %-16s %9zu  compute %8.3f-%8.3f  allreduce %8.3f-%8.3f (%.3f ms)\n", i,
-                           layers[i].name, layers[i].bytes, (cs - s0) * 1e3, (ce - s0) * 1e3, (as - s0) * 1e3,
-                           (ae - s0) * 1e3, (ae - as) * 1e3);
+                    printf("  %2d %-16s %9zu  compute %8.3f-%8.3f  allreduce %8.3f-%8.3f (%.3f ms; alone %.3f, back to back %.3f)\n",
+                           i, layers[i].name, layers[i].bytes, (cs - s0) * 1e3, (ce - s0) * 1e3,
+                           (as - s0) * 1e3, (ae - s0) * 1e3, (ae - as) * 1e3, alone[i] * 1e3, b2b_one[i] * 1e3);
                 }
             if (rank == 0)
                 printf("  gaps (%s, rank 0): compute %.2f ms measured, chain gaps sum %.2f ms "
@@ -512,6 +533,8 @@ static void bench_overlap(const layer_t *layers, int nl, double scale, int iters
         for (int p = 0; p < 3; p++) free(tp[p]);
         TRY(plx_graph_free(&g));
     }
+    free(alone);
+    free(b2b_one);
     for (int i = 0; i < nl; i++) free(grad[i]);
     free(grad);
     free(ln);
