@@ -808,12 +808,12 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
     int alias = d == own, me = nd->me, n = nd->n;
     /* accumulate in place unless the destination is my own input and
      * member 0's operand would overwrite it before I add mine; member 1
-     * may: its input is the second operand of the first step, consumed
-     * there (member 0's operand goes to tmp; no copy of the piece after) */
+     * in place may: its input is the second operand of the first step,
+     * consumed there (member 0's operand goes to tmp; no copy after) */
     char *acc = alias && me > 1 ? (char *)nd->acc : d;
     const void *first = own;
     if (me != 0) {
-        char *f = me == 1 ? (char *)nd->tmp : acc;
+        char *f = me == 1 && alias ? (char *)nd->tmp : acc;
         PLX_CHECK(pull(op, 0, f, nd->addr[0][ADDR_IN] + at, l));
         first = f;
     }
