@@ -27,7 +27,8 @@
  *   allreduce (float32, average) of its bucket that nothing waits for
  *   until the end.  sum_comm is measured first: each bucket's blocking
  *   allreduce alone (median of 3); every layer then computes for
- *   --scale x sum_comm / 50 (default 1: balanced) -- host-idle (the thread
+ *   --scale x sum_comm / 50 (default 1: balanced; --layer-ms sets it
+ *   directly, to compare builds on the same work) -- host-idle (the thread
  *   sleeps, as while a GPU kernel runs) or CPU-busy (it spins).
  *   Reported per compute kind and policy (comm_first, compute_first, fifo):
  *   total time per iteration (median of --iters, default 5) against the
@@ -388,8 +389,8 @@ static double spin_rate(void)
     return (double)n / best;
 }
 
-static void bench_overlap(const layer_t *layers, int nl, double scale, int iters, int kinds_mask,
-                          const char *policies, int gaps, int gaps_policy)
+static void bench_overlap(const layer_t *layers, int nl, double scale, double layer_s, int iters,
+                          int kinds_mask, const char *policies, int gaps, int gaps_policy)
 {
     float **grad = calloc((size_t)nl, sizeof *grad);
     size_t total = 0;
@@ -401,6 +402,7 @@ static void bench_overlap(const layer_t *layers, int nl, double scale, int iters
     }
     /* sum_comm: each bucket's allreduce alone, median of 3 */
     double sum_comm = 0;
+    double *alone = calloc((size_t)nl, sizeof *alone);   /* per layer, for --dump */
     for (int i = 0; i < nl; i++) {
         double t[3];
         for (int r = 0; r < 4; r++) {
@@ -409,15 +411,35 @@ static void bench_overlap(const layer_t *layers, int nl, double scale, int iters
             TRY(plx_allreduce(PLX_IN_PLACE, grad[i], layers[i].bytes / 4, PLX_FLOAT32, PLX_AVG, world));
             if (r) t[r - 1] = now() - t0;
         }
-        sum_comm += median(t, 3);
+        alone[i] = median(t, 3);
+        sum_comm += alone[i];
     }
     sum_comm = agree(sum_comm);
-    double per_layer = scale * sum_comm / nl;
+    /* for comparison only (not the ideal): the 50 blocking allreduces one
+     * after the other in backward order, each bucket's data no longer in
+     * the caches as in the graph (median of 3 passes) */
+    double tb[3];
+    double *b2b_one = calloc((size_t)nl, sizeof *b2b_one);   /* the last pass, for --dump */
+    for (int r = 0; r < 3; r++) {
+        plx_barrier(world);
+        double t0 = now();
+        double t1 = t0;
+        for (int i = 0; i < nl; i++) {
+            TRY(plx_allreduce(PLX_IN_PLACE, grad[i], layers[i].bytes / 4, PLX_FLOAT32, PLX_AVG, world));
+            double t2 = now();
+            if (r == 2) b2b_one[i] = t2 - t1;
+            t1 = t2;
+        }
+        tb[r] = now() - t0;
+    }
+    double b2b = agree(median(tb, 3));
+    double per_layer = layer_s > 0 ? layer_s : scale * sum_comm / nl;
     double rate = agree(spin_rate());
     if (rank == 0) {
         printf("# overlap: %d layers, %.1f MiB of gradients, %d ranks; sum_comm %.2f ms (each allreduce alone, "
                "median of 3); compute %.3f ms per layer (idle: sleep; busy: arithmetic); median of %d iterations\n",
                nl, (double)total / 1048576.0, size, sum_comm * 1e3, per_layer * 1e3, iters);
+        printf("# the same allreduces back to back (blocking, backward order, no compute): %.2f ms\n", b2b * 1e3);
         printf("%-6s %-14s %12s %12s %10s %10s\n", "kind", "policy", "total ms", "ideal ms", "vs ideal",
                "vs fifo");
     }
@@ -489,9 +511,9 @@ static void bench_overlap(const layer_t *layers, int nl, double scale, int iters
                     double cs, ce, as, ae;
                     plx_graph_node_times(g, 2 * i, &cs, &ce);
                     plx_graph_node_times(g, 2 * i + 1, &as, &ae);
-                    printf("  %2d %-16s %9zu  compute %8.3f-%8.3f  allreduce %8.3f-%8.3f (%.3f ms)\n", i,
-                           layers[i].name, layers[i].bytes, (cs - s0) * 1e3, (ce - s0) * 1e3, (as - s0) * 1e3,
-                           (ae - s0) * 1e3, (ae - as) * 1e3);
+                    printf("  %2d %-16s %9zu  compute %8.3f-%8.3f  allreduce %8.3f-%8.3f (%.3f ms; alone %.3f, back to back %.3f)\n",
+                           i, layers[i].name, layers[i].bytes, (cs - s0) * 1e3, (ce - s0) * 1e3,
+                           (as - s0) * 1e3, (ae - s0) * 1e3, (ae - as) * 1e3, alone[i] * 1e3, b2b_one[i] * 1e3);
                 }
             if (rank == 0)
                 printf("  gaps (%s, rank 0): compute %.2f ms measured, chain gaps sum %.2f ms "
@@ -512,6 +534,8 @@ static void bench_overlap(const layer_t *layers, int nl, double scale, int iters
         for (int p = 0; p < 3; p++) free(tp[p]);
         TRY(plx_graph_free(&g));
     }
+    free(alone);
+    free(b2b_one);
     for (int i = 0; i < nl; i++) free(grad[i]);
     free(grad);
     free(ln);
@@ -527,6 +551,7 @@ static const char gb_usage[] =
     "  --sizes A,B,...          node counts of -m nodes (default 10,100,1000,10000,100000)\n"
     "  --iters N                iterations of -m overlap (median; default 5)\n"
     "  --scale X                -m overlap: compute per layer = X x the layer's communication (default 1)\n"
+    "  --layer-ms X             -m overlap: compute per layer = X ms instead (the same work for every build)\n"
     "  --compute idle|busy|both -m overlap: sleeping or spinning compute (default both)\n"
     "  --layers FILE            -m overlap: \"name<TAB>bytes\" lines instead of ResNet-50's\n"
     "  --policies LIST          -m overlap: among comm_first,compute_first,fifo (default all)\n"
@@ -563,10 +588,10 @@ int main(int argc, char **argv)
 {
     const char *mode = "overhead", *layers_file = NULL, *policies = "comm_first,compute_first,fifo";
     int rounds = 5, iters = 5, kinds = 3, gaps = 0, gaps_policy = 0;
-    double tsec = 0.3, scale = 1.0;
+    double tsec = 0.3, scale = 1.0, layer_s = 0;
     int sizes[16] = { 10, 100, 1000, 10000, 100000 }, nsizes = 5;
     enum { O_ROUNDS = 256, O_TIME, O_ITERS, O_SCALE, O_LAYERS, O_POLICIES, O_GAPS, O_DUMP, O_GAPS_POLICY,
-           O_COMPUTE, O_SIZES };
+           O_COMPUTE, O_SIZES, O_LAYER_MS };
     static const struct option longopts[] = {
         { "mode", required_argument, NULL, 'm' }, { "rounds", required_argument, NULL, O_ROUNDS },
         { "time", required_argument, NULL, O_TIME }, { "iters", required_argument, NULL, O_ITERS },
@@ -574,7 +599,8 @@ int main(int argc, char **argv)
         { "policies", required_argument, NULL, O_POLICIES }, { "gaps", no_argument, NULL, O_GAPS },
         { "dump", no_argument, NULL, O_DUMP }, { "gaps-policy", required_argument, NULL, O_GAPS_POLICY },
         { "compute", required_argument, NULL, O_COMPUTE }, { "sizes", required_argument, NULL, O_SIZES },
-        { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+        { "layer-ms", required_argument, NULL, O_LAYER_MS }, { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
     };
     int ch;
     opterr = 0;
@@ -591,6 +617,7 @@ int main(int argc, char **argv)
         case O_TIME: tsec = gb_pos("--time", optarg); break;
         case O_ITERS: iters = gb_int("--iters", optarg, 1); break;
         case O_SCALE: scale = gb_pos("--scale", optarg); break;
+        case O_LAYER_MS: layer_s = gb_pos("--layer-ms", optarg) * 1e-3; break;
         case O_LAYERS: layers_file = optarg; break;
         case O_POLICIES: policies = optarg; break;
         case O_GAPS: gaps = 1; break;
@@ -642,7 +669,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "overlap")) {
         int nl = (int)(sizeof resnet50 / sizeof resnet50[0]);
         layer_t *l = layers_file ? read_layers(layers_file, &nl) : NULL;
-        bench_overlap(l ? l : resnet50, nl, scale, iters, kinds, policies, gaps, gaps_policy);
+        bench_overlap(l ? l : resnet50, nl, scale, layer_s, iters, kinds, policies, gaps, gaps_policy);
         free(l);
     } else {
         fprintf(stderr, "graph_bench: unknown mode '%s'\n", mode);

@@ -151,6 +151,7 @@
 #define DIRECT_REDUCE_ROOT_NUM 36     /* 2-rank reduce: the root's share of the elements, /64 */
 #define DIRECT_SPIN_SHARE 0.25         /* ... and at most this share of the own work's time */
 #define DIRECT_WHOLE_MAX (2u << 20)    /* a copy segment up to this size: one call (see work) */
+#define DIRECT_AVG_CHUNK (8u << 10)    /* 2-rank average: reduce and divide this much at a time */
 #define DIRECT_PIECE_SOLO (512u << 10) /* a reduction piece at 2 ranks with a core each and no
                                           progress thread (PLX_DIRECT_PIECE unset): see setup;
                                           also the piece of a shared read */
@@ -852,12 +853,15 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
     const char *own = (const char *)op->in + at;
     int alias = d == own, me = nd->me, n = nd->n;
     /* accumulate in place unless the destination is my own input and
-     * member 0's operand would overwrite it before I add mine */
-    char *acc = alias && me != 0 ? (char *)nd->acc : d;
+     * member 0's operand would overwrite it before I add mine; member 1
+     * in place may: its input is the second operand of the first step,
+     * consumed there (member 0's operand goes to tmp; no copy after) */
+    char *acc = alias && me > 1 ? (char *)nd->acc : d;
     const void *first = own;
     if (me != 0) {
-        PLX_CHECK(pull(op, 0, acc, nd->addr[0][ADDR_IN] + at, l));
-        first = acc;
+        char *f = me == 1 && alias ? (char *)nd->tmp : acc;
+        PLX_CHECK(pull(op, 0, f, nd->addr[0][ADDR_IN] + at, l));
+        first = f;
     }
     for (int m = 1; m < n; m++) {
         const void *x = own;
@@ -865,12 +869,25 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
             PLX_CHECK(pull(op, m, nd->tmp, nd->addr[m][ADDR_IN] + at, l));
             x = nd->tmp;
         }
-        if (m == 1) plx_reduce_local3(acc, first, x, cnt, a->dt, rop);
-        else plx_reduce_local(acc, x, cnt, a->dt, rop);
+        if (m == 1 && m == n - 1 && a->op == PLX_AVG) {
+            /* the last step of an average: each chunk divided while still in
+             * L1, not in a second pass over the piece (same arithmetic) */
+            size_t ch = DIRECT_AVG_CHUNK / op->es;
+            for (size_t i = 0; i < cnt; i += ch) {
+                size_t k = cnt - i < ch ? cnt - i : ch, off = i * op->es;
+                plx_reduce_local3(acc + off, (const char *)first + off, (const char *)x + off, k, a->dt,
+                                  rop);
+                plx_avg_finish(acc + off, k, a->dt, n);
+            }
+        } else if (m == 1) {
+            plx_reduce_local3(acc, first, x, cnt, a->dt, rop);
+        } else {
+            plx_reduce_local(acc, x, cnt, a->dt, rop);
+        }
     }
     if (n == 1 && !alias) memcpy(d, own, l);
     if (acc != d) memcpy(d, acc, l);
-    if (a->op == PLX_AVG) plx_avg_finish(d, cnt, a->dt, n);
+    if (a->op == PLX_AVG && n != 2) plx_avg_finish(d, cnt, a->dt, n);
     if (remote) return push(op, sg->peer, nd->addr[sg->peer][sg->which] + sg->woff + o, d, l);
     for (int k = 1; sg->fanout && k < n; k++) {   /* starting after me: spread the writers */
         int m = (me + k) % n;
