@@ -118,6 +118,8 @@ struct plx_context {
     struct {
         int running, stop, sleeping;
         int want;                 /* application threads waiting for ctx->lock (atomic) */
+        int driving;              /* application threads inside a wait, driving it themselves
+                                   * (under the lock; the thread keeps away meanwhile) */
         unsigned posts;           /* requests activated so far (written under the lock, read without) */
         pthread_t tid;
         pthread_cond_t wake;

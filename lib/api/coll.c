@@ -170,8 +170,10 @@ static plx_status_t run_coll(plx_comm_t comm, const coll_args_t *a)
     if (coll_skips(comm, a)) return PLX_SUCCESS;
     plx_request_t req;
     plx_ctx_lock(comm->ctx);
+    plx_req_drive_begin(comm->ctx);   /* waited for at once: no progress thread hand-over */
     plx_status_t st = start_coll_locked(comm, a, &req);
     if (st == PLX_SUCCESS) st = plx_req_wait_locked(&req);
+    plx_req_drive_end(comm->ctx);
     plx_ctx_unlock(comm->ctx);
     return st;
 }

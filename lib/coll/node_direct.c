@@ -930,21 +930,21 @@ static int work(direct_op_t *op)
     /* a reduction piece reads (and may write) it once per peer: shrink it
      * with the rank count so one call stays about two copies of a piece
      * long (the progress thread holds the context lock that long) */
-    size_t piece = !op->comm->ctx->pt.running ? nd->piece_solo : nd->piece;
+    int solo = op->solo == DIRECT_SOLO_CALLER || (op->solo == DIRECT_SOLO_THREAD && nd->spin);
+    size_t piece = solo ? nd->piece_solo : nd->piece;
     if (sg.kind == SEG_REDUCE && nd->n > 2) {
         piece /= (size_t)(nd->n - 1);
         if (piece < DIRECT_PIECE_MIN) piece = nd->piece < DIRECT_PIECE_MIN ? nd->piece : DIRECT_PIECE_MIN;
     }
     piece = piece / op->es * op->es;
-    /* A plain copy needs no piece when every member has a core and no
-     * progress thread shares this one: one system call for the whole
+    /* A plain copy needs no piece when every member has a core and the
+     * caller has this one to itself (solo): one system call for the whole
      * segment, as both ranks copy at once anyway (perf/RESULTS.md "Issue
      * 11, 2 ranks: one read per block": a process_vm_readv costs ~2 us
      * before its first byte; 4-16 of them per call at 1-4 MiB).  Only for
      * a segment that fits the caches: from 8 MiB on the one call measured
      * 0-10 % slower than the pieces.  Unless PLX_DIRECT_PIECE is set. */
-    if (sg.kind != SEG_REDUCE && sg.len <= DIRECT_WHOLE_MAX && nd->spin && !op->comm->ctx->pt.running &&
-        !nd->piece_set)
+    if (sg.kind != SEG_REDUCE && sg.len <= DIRECT_WHOLE_MAX && nd->spin && solo && !nd->piece_set)
         piece = l;
     if (sh && sg.kind == SEG_COPY && sg.peer != nd->me) {
         /* the peer may have written some pieces already (it claims them too) */
@@ -1014,8 +1014,8 @@ static void fail(direct_op_t *op, plx_status_t st)
  * the core to any other runnable process (even a nice 19 one) for up to a
  * scheduler tick, while the member waited for is about to finish (drain:
  * it is inside this collective's work; meet: it is leaving the previous
- * one).  Only with a core for every member and no progress thread (whose
- * spinning would take the core of a computing thread), and at most
+ * one).  Only with a core for every member and op->solo (not a progress
+ * thread that may share the core with a computing thread), and at most
  * DIRECT_SPIN_S per wait, then the usual backoff.  The budget is also a
  * quarter of this rank's own work time in the last collective: a member
  * that is not running (the cores taken by other processes) then costs a
@@ -1025,7 +1025,7 @@ static void fail(direct_op_t *op, plx_status_t st)
 static int spin_on(direct_op_t *op)
 {
     struct node_direct *nd = op->nd;
-    if (!nd->spin || op->comm->ctx->pt.running) return 0;
+    if (!nd->spin || !op->solo) return 0;
     double budget = DIRECT_SPIN_SHARE * nd->work_s;
     if (budget > DIRECT_SPIN_S) budget = DIRECT_SPIN_S;
     double now = plx_now();

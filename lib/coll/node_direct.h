@@ -42,9 +42,18 @@ typedef struct direct_op {
     int wrote_done;
     double spin_since;       /* start of the current bounded spin (meet, drain), 0: none */
     double work_since;       /* start of the work phase (spin_on's budget) */
+    int solo;                /* set by the engine before each advance: DIRECT_SOLO_* */
     plx_status_t status;
     struct slots_op *v;      /* a v-form (node_direct_v.c), or NULL */
 } direct_op_t;
+
+/* op->solo, the engine's word on the caller of plx_direct_advance:
+ * 0: short pieces, no spinning (a progress thread shares the core with
+ * computing threads, or others wait for the lock); CALLER: no progress
+ * thread, or an application thread drives the wait alone; THREAD: the
+ * progress thread with this op alone in flight and nobody waiting for the
+ * lock -- like CALLER where every member has a core (2 ranks), else 0. */
+enum { DIRECT_SOLO_NO = 0, DIRECT_SOLO_CALLER = 1, DIRECT_SOLO_THREAD = 2 };
 
 /* Can comm run a single-copy collective?  Every member on this node, served
  * by a transport with collective windows and peer_read, each peer readable,
@@ -54,6 +63,8 @@ int plx_direct_can_run(plx_comm_t comm, size_t bytes);
 /* Start op (after plx_direct_can_run said yes); never waits. */
 plx_status_t plx_direct_start(plx_comm_t comm, const coll_args_t *a, direct_op_t *op);
 /* Move it as far as one piece of work; 1 when finished (op->status).
+ * op->solo (the engine's): one piece may be piece_solo, a copy one call,
+ * and waits for members may spin; else short pieces and no spin.
  * *moved is set when something happened (the engine then does not back
  * off). */
 int plx_direct_advance(direct_op_t *op, int *moved);

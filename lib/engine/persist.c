@@ -303,6 +303,7 @@ static plx_status_t start_locked(struct plx_request *r)
         PLX_CHECK(plx_direct_start(p->comm, &p->a, &r->direct));
         begin(r);
         int moved = 0;
+        r->direct.solo = plx_req_direct_solo(r);
         if (plx_direct_advance(&r->direct, &moved)) plx_req_finish_locked(r, r->direct.status);
         return PLX_SUCCESS;
     }

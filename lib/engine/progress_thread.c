@@ -20,6 +20,14 @@
  * taking the lock again.  With a plain mutex each hand-over was a futex
  * sleep and wake-up: measured 30-40 us from a collective's end to the
  * return of the plx_wait that was already waiting for it.
+ *
+ * Standing aside for a waiter: while an application thread is inside a
+ * wait (or a blocking collective), pt.driving > 0 and this thread sleeps on
+ * its condition variable; the waiter moves everything in a lone caller's
+ * steps (larger direct pieces, one-call copies, bounded spins) and wakes it
+ * on the way out (plx_req_drive_end).  On the core the two share at 2 ranks
+ * the lock otherwise went back and forth once per 128 KiB piece: plain
+ * post + wait 1-4 MiB 15-25 % faster (perf/RESULTS.md, session s5o).
  */
 #include "engine/request.h"
 
@@ -90,6 +98,16 @@ static void *progress_main(void *arg)
     double idle_since = 0;
     lock_polling(ctx, 0);
     while (!ctx->pt.stop) {
+        if (ctx->pt.driving) {
+            /* an application thread waits and drives everything itself
+             * (plx_req_drive_begin); its drive_end wakes us */
+            ctx->pt.sleeping = 1;
+            pthread_cond_wait(&ctx->pt.wake, &ctx->lock);
+            ctx->pt.sleeping = 0;
+            idle_since = 0;
+            plx_backoff_reset(&bo);
+            continue;
+        }
         if (!ctx->active_head) {
             double now = plx_now();
             if (idle_since == 0) {
@@ -134,6 +152,7 @@ plx_status_t plx_progress_thread_start(plx_context_t ctx)
     ctx->pt.stop = 0;
     ctx->pt.sleeping = 0;
     ctx->pt.want = 0;
+    ctx->pt.driving = 0;
     ctx->pt.posts = 0;
     int rc = pthread_create(&ctx->pt.tid, NULL, progress_main, ctx);
     if (rc != 0) {

@@ -103,10 +103,35 @@ void plx_req_activate(struct plx_request *r)
      * never reads the clock */
     r->started = 0;
     active_push(r);
+    /* while an application thread drives a wait, it moves this one too:
+     * the progress thread is told when that wait ends (drive_end) */
+    if (r->ctx->pt.driving) return;
     /* a lingering progress thread watches this without the lock */
     __atomic_store_n(&r->ctx->pt.posts, r->ctx->pt.posts + 1, __ATOMIC_RELEASE);
     /* the progress thread sleeps while nothing is in flight */
     if (r->ctx->pt.sleeping) pthread_cond_signal(&r->ctx->pt.wake);
+}
+
+int plx_req_direct_solo(const struct plx_request *r)
+{
+    plx_context_t ctx = r->ctx;
+    if (!ctx->pt.running || ctx->pt.driving) return DIRECT_SOLO_CALLER;
+    /* the progress thread, with r alone in flight and nobody asking for
+     * the lock: as long a step as a caller alone would take (on the core
+     * it shares, the application thread is asleep or computing; holding
+     * the lock longer delays nobody) */
+    if (ctx->active_head == r && !r->next && !__atomic_load_n(&ctx->pt.want, __ATOMIC_RELAXED) &&
+        pthread_equal(pthread_self(), ctx->pt.tid))
+        return DIRECT_SOLO_THREAD;
+    return DIRECT_SOLO_NO;
+}
+
+void plx_req_drive_end_slow(plx_context_t ctx)
+{
+    if (--ctx->pt.driving) return;
+    /* back to the progress thread: what is still in flight, and the next post */
+    if (ctx->active_head) __atomic_store_n(&ctx->pt.posts, ctx->pt.posts + 1, __ATOMIC_RELEASE);
+    if (ctx->pt.sleeping) pthread_cond_signal(&ctx->pt.wake);
 }
 
 /* The request reached its end: take it off the active list; a detached
@@ -198,8 +223,11 @@ plx_status_t plx_req_start_direct(plx_comm_t comm, const coll_args_t *a, plx_req
      * first step keeps the caller's count arrays, which are only good
      * during the call (lib/coll/node_slots_v.c) */
     int moved = 0;
-    if ((!comm->ctx->pt.running || r->direct.v) && plx_direct_advance(&r->direct, &moved))
-        finish(r, r->direct.status);
+    plx_context_t ctx = comm->ctx;
+    if (!ctx->pt.running || ctx->pt.driving || r->direct.v) {
+        r->direct.solo = plx_req_direct_solo(r);
+        if (plx_direct_advance(&r->direct, &moved)) finish(r, r->direct.status);
+    }
     *out = r;
     return PLX_SUCCESS;
 }
@@ -259,6 +287,7 @@ static int advance_one(struct plx_request *r, int *moved)
         return 0;
     case REQ_DIRECT: {
         int m = 0;
+        r->direct.solo = plx_req_direct_solo(r);
         if (plx_direct_advance(&r->direct, &m)) {
             finish(r, r->direct.status);
             return 1;
@@ -405,7 +434,7 @@ typedef int (*wait_pred_t)(void *arg);
  * 100 us-3 ms all alike (perf/RESULTS.md, issue 11, "yield, then sleep") */
 #define DIRECT_YIELD_S 1e-3
 
-static void engine_wait(plx_context_t ctx, wait_pred_t pred, void *arg, struct plx_request *focus)
+static void engine_wait_loop(plx_context_t ctx, wait_pred_t pred, void *arg, struct plx_request *focus)
 {
     plx_backoff_t bo;
     plx_backoff_reset(&bo);
@@ -423,7 +452,7 @@ static void engine_wait(plx_context_t ctx, wait_pred_t pred, void *arg, struct p
          * member's store (bounded: deadlines and dead peers are checked on
          * the way) */
         direct_sleep_t ds;
-        int nap = events == 0 && focus && focus->kind == REQ_DIRECT && !ctx->pt.running &&
+        int nap = events == 0 && focus && focus->kind == REQ_DIRECT && focus->direct.solo &&
                   ctx->active_head == focus && !focus->next &&
                   plx_direct_sleep_target(&focus->direct, &ds);
         plx_ctx_unlock(ctx);
@@ -453,6 +482,18 @@ static void engine_wait(plx_context_t ctx, wait_pred_t pred, void *arg, struct p
             plx_ctx_lock(ctx);
         }
     }
+}
+
+/* A waiting thread drives its wait itself, and the progress thread keeps
+ * away meanwhile (plx_req_drive_begin): on the core they share (plexusrun
+ * binds a rank to a core), passing the lock back and forth between the
+ * two costs a switch per piece, and the thread's short pieces and
+ * no-spin waits are slower than a lone caller's. */
+static void engine_wait(plx_context_t ctx, wait_pred_t pred, void *arg, struct plx_request *focus)
+{
+    plx_req_drive_begin(ctx);
+    engine_wait_loop(ctx, pred, arg, focus);
+    plx_req_drive_end(ctx);
 }
 
 static int one_done(void *arg) { return req_done(*(plx_request_t *)arg); }

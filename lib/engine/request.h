@@ -114,6 +114,21 @@ plx_status_t plx_req_start_hook(plx_context_t ctx, const plx_req_hook_t *h, plx_
  * back its status freeing it (only once finished). */
 int plx_req_is_done(plx_request_t r);
 plx_status_t plx_req_collect_locked(plx_request_t *req);
+/* An application thread is about to wait (lock held, begin/end paired):
+ * while any does, the progress thread leaves all work to it, and direct
+ * collectives move in a lone caller's steps (plx_req_direct_solo).  The
+ * blocking calls say so before their start, the waits on entry. */
+void plx_req_drive_end_slow(plx_context_t ctx);
+static inline void plx_req_drive_begin(plx_context_t ctx)
+{
+    if (ctx->pt.running) ctx->pt.driving++;
+}
+static inline void plx_req_drive_end(plx_context_t ctx)
+{
+    if (ctx->pt.running) plx_req_drive_end_slow(ctx);
+}
+/* The step size a direct request r may take now (DIRECT_SOLO_*, lib/coll/node_direct.h). */
+int plx_req_direct_solo(const struct plx_request *r);
 /* plx_wait with ctx->lock already held (the blocking calls). */
 plx_status_t plx_req_wait_locked(plx_request_t *req);
 /* A request that is already complete with status st (count-0 calls). */
