@@ -56,6 +56,37 @@ pm_mirror_t *pm_quick_other(unsigned colls, MPI_Comm comm)
     return m;
 }
 
+/* pm_size_falls (layer.h) for a type other than the last one asked on
+ * this communicator and collective: the byte rows decide, and for a
+ * predefined type they are kept as element counts for the next call.
+ * Not kept under MPI_THREAD_MULTIPLE (two threads could write one entry
+ * at once); there every call decides from the byte rows. */
+int pm_size_falls_slow(pm_mirror_t *m, pm_coll_t coll, int count, MPI_Datatype type, int blocks)
+{
+    const pm_type_info_t *ti = pm_type_find(type);
+    if (!ti) return 0;                  /* derived: the full path decides */
+    size_t unit = (size_t)ti->size * (size_t)(blocks > 0 ? blocks : 1);
+    int falls = count >= 0 && pm_route(m, coll, (size_t)count * unit) != PM_TO_PLEXUS;
+    if (pm.thread_level == MPI_THREAD_MULTIPLE || unit == 0 || blocks <= 0) return falls;
+    /* bytes in [lo, hi) <=> count in [ceil(lo / unit), ceil(hi / unit)), counts < 2^31 */
+    const pm_route_t *r = &m->route[coll];
+    struct pm_count_rule *k = &m->rule[coll];
+    const size_t top = (size_t)1 << 31;
+    k->n = 0;
+    for (int i = 0; i < r->n; i++) {
+        size_t lo = r->lo[i] / unit + (r->lo[i] % unit != 0);
+        size_t hi = r->hi[i] / unit + (r->hi[i] % unit != 0);
+        if (lo > top) lo = top;
+        if (hi > top) hi = top;
+        if (hi <= lo) continue;
+        k->lo[k->n] = (unsigned)lo;
+        k->w[k->n] = (unsigned)(hi - lo);
+        k->n++;
+    }
+    k->t = type;
+    return falls;
+}
+
 /* PM_TO_PLEXUS with the twin made, or why the call stays with MPI */
 int pm_call_twin(pm_call_t *c)
 {

@@ -51,87 +51,22 @@ static int all_to_all(pm_mirror_t *m, pm_coll_t coll, const void *sbuf, int scou
     return pm_call_finish(&c, st, preq, mreq);
 }
 
-static PM_NOINLINE int routed_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                        void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                        MPI_Comm comm)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_ALLGATHER), comm);
-    if (m && pm_size_falls(m, PM_ALLGATHER, recvcount, recvtype, m->size)) m = NULL;
-    int rc = m ? all_to_all(m, PM_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                            recvtype, comm, NULL) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                          recvtype, comm) : rc;
-}
+/* the size rule asks the receive side: the one every rank has */
+PM_INTERCEPT(Allgather, Iallgather, PM_BIT(PM_ALLGATHER),
+             pm_size_falls(m, PM_ALLGATHER, recvcount, recvtype, m->size),
+             all_to_all(m, PM_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                        comm, pm_req),
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+              MPI_Datatype recvtype, MPI_Comm comm),
+             (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 
-int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    if (pm_world_falls(PM_BIT(PM_ALLGATHER), comm))
-        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return routed_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
-static PM_NOINLINE int routed_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                         void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                         MPI_Comm comm, MPI_Request *request)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_ALLGATHER), comm);
-    int rc = m ? all_to_all(m, PM_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                            recvtype, comm, request) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                           recvtype, comm, request) : rc;
-}
-
-int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    if (pm_world_falls(PM_BIT(PM_ALLGATHER), comm))
-        return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                               request);
-    return routed_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                             request);
-}
-
-static PM_NOINLINE int routed_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                       void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                       MPI_Comm comm)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_ALLTOALL), comm);
-    if (m && pm_size_falls(m, PM_ALLTOALL, recvcount, recvtype, m->size)) m = NULL;
-    int rc = m ? all_to_all(m, PM_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                            recvtype, comm, NULL) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                         comm) : rc;
-}
-
-int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
-{
-    if (pm_world_falls(PM_BIT(PM_ALLTOALL), comm))
-        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    return routed_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
-static PM_NOINLINE int routed_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                        void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                        MPI_Comm comm, MPI_Request *request)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_ALLTOALL), comm);
-    int rc = m ? all_to_all(m, PM_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                            recvtype, comm, request) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                          recvtype, comm, request) : rc;
-}
-
-int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    if (pm_world_falls(PM_BIT(PM_ALLTOALL), comm))
-        return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                              request);
-    return routed_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                            request);
-}
+PM_INTERCEPT(Alltoall, Ialltoall, PM_BIT(PM_ALLTOALL),
+             pm_size_falls(m, PM_ALLTOALL, recvcount, recvtype, m->size),
+             all_to_all(m, PM_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                        comm, pm_req),
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+              MPI_Datatype recvtype, MPI_Comm comm),
+             (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 
 /* gather (scatter = 0) and scatter (scatter = 1): the root's ranks blocks
  * <-> one block on every rank */
@@ -178,90 +113,22 @@ static int rooted(pm_mirror_t *m, int scatter, const void *sbuf, int scount, MPI
     return pm_call_finish(&c, st, preq, mreq);
 }
 
-static PM_NOINLINE int routed_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                                     MPI_Comm comm)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_GATHER), comm);
-    if (m && (root == m->rank ? pm_size_falls(m, PM_GATHER, recvcount, recvtype, m->size)
-                              : pm_size_falls(m, PM_GATHER, sendcount, sendtype, m->size)))
-        m = NULL;
-    int rc = m ? rooted(m, 0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                        comm, NULL) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                       root, comm) : rc;
-}
+/* the size rule asks the root's many-block side at the root, the one
+ * block elsewhere (as rooted() does) */
+PM_INTERCEPT(Gather, Igather, PM_BIT(PM_GATHER),
+             (root == m->rank ? pm_size_falls(m, PM_GATHER, recvcount, recvtype, m->size)
+                              : pm_size_falls(m, PM_GATHER, sendcount, sendtype, m->size)),
+             rooted(m, 0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                    pm_req),
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+              MPI_Datatype recvtype, int root, MPI_Comm comm),
+             (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
 
-int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    if (pm_world_falls(PM_BIT(PM_GATHER), comm))
-        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return routed_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-
-static PM_NOINLINE int routed_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                                      MPI_Comm comm, MPI_Request *request)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_GATHER), comm);
-    int rc = m ? rooted(m, 0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                        comm, request) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                        root, comm, request) : rc;
-}
-
-int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                MPI_Request *request)
-{
-    if (pm_world_falls(PM_BIT(PM_GATHER), comm))
-        return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                            request);
-    return routed_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                          request);
-}
-
-static PM_NOINLINE int routed_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                                      MPI_Comm comm)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_SCATTER), comm);
-    if (m && (root == m->rank ? pm_size_falls(m, PM_SCATTER, sendcount, sendtype, m->size)
-                              : pm_size_falls(m, PM_SCATTER, recvcount, recvtype, m->size)))
-        m = NULL;
-    int rc = m ? rooted(m, 1, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                        comm, NULL) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                        root, comm) : rc;
-}
-
-int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    if (pm_world_falls(PM_BIT(PM_SCATTER), comm))
-        return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-    return routed_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-
-static PM_NOINLINE int routed_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                       void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                       int root, MPI_Comm comm, MPI_Request *request)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_SCATTER), comm);
-    int rc = m ? rooted(m, 1, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                        comm, request) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                         root, comm, request) : rc;
-}
-
-int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                 MPI_Request *request)
-{
-    if (pm_world_falls(PM_BIT(PM_SCATTER), comm))
-        return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                             request);
-    return routed_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
-                           request);
-}
+PM_INTERCEPT(Scatter, Iscatter, PM_BIT(PM_SCATTER),
+             (root == m->rank ? pm_size_falls(m, PM_SCATTER, sendcount, sendtype, m->size)
+                              : pm_size_falls(m, PM_SCATTER, recvcount, recvtype, m->size)),
+             rooted(m, 1, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                    pm_req),
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+              MPI_Datatype recvtype, int root, MPI_Comm comm),
+             (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))

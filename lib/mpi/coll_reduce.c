@@ -30,40 +30,11 @@ static int reduce(pm_mirror_t *m, const void *sbuf, void *rbuf, int count, MPI_D
     return pm_call_finish(&c, st, preq, mreq);
 }
 
-static PM_NOINLINE int routed_Reduce(const void *sendbuf, void *recvbuf, int count,
-                                     MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_REDUCE), comm);
-    if (m && pm_size_falls(m, PM_REDUCE, count, datatype, 1)) m = NULL;
-    int rc = m ? reduce(m, sendbuf, recvbuf, count, datatype, op, root, comm, NULL) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm) : rc;
-}
-
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               int root, MPI_Comm comm)
-{
-    if (pm_world_falls(PM_BIT(PM_REDUCE), comm))
-        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-    return routed_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-}
-
-static PM_NOINLINE int routed_Ireduce(const void *sendbuf, void *recvbuf, int count,
-                                      MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
-                                      MPI_Request *request)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_REDUCE), comm);
-    int rc = m ? reduce(m, sendbuf, recvbuf, count, datatype, op, root, comm, request) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm,
-                                        request) : rc;
-}
-
-int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                int root, MPI_Comm comm, MPI_Request *request)
-{
-    if (pm_world_falls(PM_BIT(PM_REDUCE), comm))
-        return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-    return routed_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-}
+PM_INTERCEPT(Reduce, Ireduce, PM_BIT(PM_REDUCE), pm_size_falls(m, PM_REDUCE, count, datatype, 1),
+             reduce(m, sendbuf, recvbuf, count, datatype, op, root, comm, pm_req),
+             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              int root, MPI_Comm comm),
+             (sendbuf, recvbuf, count, datatype, op, root, comm))
 
 static int allreduce(pm_mirror_t *m, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                      MPI_Op op, MPI_Comm comm, MPI_Request *mreq)
@@ -84,40 +55,12 @@ static int allreduce(pm_mirror_t *m, const void *sbuf, void *rbuf, int count, MP
     return pm_call_finish(&c, st, preq, mreq);
 }
 
-static PM_NOINLINE int routed_Allreduce(const void *sendbuf, void *recvbuf, int count,
-                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_ALLREDUCE), comm);
-    if (m && pm_size_falls(m, PM_ALLREDUCE, count, datatype, 1)) m = NULL;
-    int rc = m ? allreduce(m, sendbuf, recvbuf, count, datatype, op, comm, NULL) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm) : rc;
-}
-
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                  MPI_Comm comm)
-{
-    if (pm_world_falls(PM_BIT(PM_ALLREDUCE), comm))
-        return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-    return routed_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-}
-
-static PM_NOINLINE int routed_Iallreduce(const void *sendbuf, void *recvbuf, int count,
-                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                         MPI_Request *request)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_ALLREDUCE), comm);
-    int rc = m ? allreduce(m, sendbuf, recvbuf, count, datatype, op, comm, request) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm,
-                                           request) : rc;
-}
-
-int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm comm, MPI_Request *request)
-{
-    if (pm_world_falls(PM_BIT(PM_ALLREDUCE), comm))
-        return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
-    return routed_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
-}
+PM_INTERCEPT(Allreduce, Iallreduce, PM_BIT(PM_ALLREDUCE),
+             pm_size_falls(m, PM_ALLREDUCE, count, datatype, 1),
+             allreduce(m, sendbuf, recvbuf, count, datatype, op, comm, pm_req),
+             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm),
+             (sendbuf, recvbuf, count, datatype, op, comm))
 
 /* block: the _block form with recvcount, else recvcounts; unequal counts
  * go to plx_reduce_scatterv, counted as reduce_scatterv */
@@ -161,80 +104,16 @@ static int reduce_scatter(pm_mirror_t *m, const void *sbuf, void *rbuf, int bloc
     return pm_call_finish(&c, st, preq, mreq);
 }
 
-static PM_NOINLINE int routed_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
-                                                   int recvcount, MPI_Datatype datatype, MPI_Op op,
-                                                   MPI_Comm comm)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_REDUCE_SCATTER), comm);
-    if (m && pm_size_falls(m, PM_REDUCE_SCATTER, recvcount, datatype, m->size)) m = NULL;
-    int rc = m ? reduce_scatter(m, sendbuf, recvbuf, 1, recvcount, NULL, datatype, op, comm,
-                                NULL) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op,
-                                                     comm) : rc;
-}
+PM_INTERCEPT(Reduce_scatter_block, Ireduce_scatter_block, PM_BIT(PM_REDUCE_SCATTER),
+             pm_size_falls(m, PM_REDUCE_SCATTER, recvcount, datatype, m->size),
+             reduce_scatter(m, sendbuf, recvbuf, 1, recvcount, NULL, datatype, op, comm, pm_req),
+             (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm),
+             (sendbuf, recvbuf, recvcount, datatype, op, comm))
 
-int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    if (pm_world_falls(PM_BIT(PM_REDUCE_SCATTER), comm))
-        return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-    return routed_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-}
-
-static PM_NOINLINE int routed_Ireduce_scatter_block(const void *sendbuf, void *recvbuf,
-                                                    int recvcount, MPI_Datatype datatype, MPI_Op op,
-                                                    MPI_Comm comm, MPI_Request *request)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_REDUCE_SCATTER), comm);
-    int rc = m ? reduce_scatter(m, sendbuf, recvbuf, 1, recvcount, NULL, datatype, op, comm,
-                                request) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op,
-                                                      comm, request) : rc;
-}
-
-int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                              MPI_Request *request)
-{
-    if (pm_world_falls(PM_BIT(PM_REDUCE_SCATTER), comm))
-        return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-    return routed_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-}
-
-static PM_NOINLINE int routed_Reduce_scatter(const void *sendbuf, void *recvbuf,
-                                             const int recvcounts[], MPI_Datatype datatype,
-                                             MPI_Op op, MPI_Comm comm)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_REDUCE_SCATTER) | PM_BIT(PM_REDUCE_SCATTERV), comm);
-    int rc = m ? reduce_scatter(m, sendbuf, recvbuf, 0, 0, recvcounts, datatype, op, comm,
-                                NULL) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op,
-                                               comm) : rc;
-}
-
-int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    if (pm_world_falls(PM_BIT(PM_REDUCE_SCATTER) | PM_BIT(PM_REDUCE_SCATTERV), comm))
-        return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    return routed_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-}
-
-static PM_NOINLINE int routed_Ireduce_scatter(const void *sendbuf, void *recvbuf,
-                                              const int recvcounts[], MPI_Datatype datatype,
-                                              MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_REDUCE_SCATTER) | PM_BIT(PM_REDUCE_SCATTERV), comm);
-    int rc = m ? reduce_scatter(m, sendbuf, recvbuf, 0, 0, recvcounts, datatype, op, comm,
-                                request) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm,
-                                                request) : rc;
-}
-
-int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
-{
-    if (pm_world_falls(PM_BIT(PM_REDUCE_SCATTER) | PM_BIT(PM_REDUCE_SCATTERV), comm))
-        return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-    return routed_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-}
+/* equal or unequal counts: known only after reading recvcounts (no early size rule) */
+PM_INTERCEPT(Reduce_scatter, Ireduce_scatter, PM_BIT(PM_REDUCE_SCATTER) | PM_BIT(PM_REDUCE_SCATTERV),
+             0, reduce_scatter(m, sendbuf, recvbuf, 0, 0, recvcounts, datatype, op, comm, pm_req),
+             (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+              MPI_Op op, MPI_Comm comm),
+             (sendbuf, recvbuf, recvcounts, datatype, op, comm))

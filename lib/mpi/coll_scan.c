@@ -27,68 +27,14 @@ static int scan(pm_mirror_t *m, int exclusive, const void *sbuf, void *rbuf, int
     return pm_call_finish(&c, st, preq, mreq);
 }
 
-static PM_NOINLINE int routed_Scan(const void *sendbuf, void *recvbuf, int count,
-                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_SCAN), comm);
-    int rc = m ? scan(m, 0, sendbuf, recvbuf, count, datatype, op, comm, NULL) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm) : rc;
-}
+PM_INTERCEPT(Scan, Iscan, PM_BIT(PM_SCAN), pm_size_falls(m, PM_SCAN, count, datatype, 1),
+             scan(m, 0, sendbuf, recvbuf, count, datatype, op, comm, pm_req),
+             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm),
+             (sendbuf, recvbuf, count, datatype, op, comm))
 
-int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-             MPI_Comm comm)
-{
-    if (pm_world_falls(PM_BIT(PM_SCAN), comm))
-        return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-    return routed_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-}
-
-static PM_NOINLINE int routed_Iscan(const void *sendbuf, void *recvbuf, int count,
-                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                    MPI_Request *request)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_SCAN), comm);
-    int rc = m ? scan(m, 0, sendbuf, recvbuf, count, datatype, op, comm, request) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request) : rc;
-}
-
-int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-              MPI_Comm comm, MPI_Request *request)
-{
-    if (pm_world_falls(PM_BIT(PM_SCAN), comm))
-        return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-    return routed_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-}
-
-static PM_NOINLINE int routed_Exscan(const void *sendbuf, void *recvbuf, int count,
-                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_EXSCAN), comm);
-    int rc = m ? scan(m, 1, sendbuf, recvbuf, count, datatype, op, comm, NULL) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm) : rc;
-}
-
-int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               MPI_Comm comm)
-{
-    if (pm_world_falls(PM_BIT(PM_EXSCAN), comm))
-        return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-    return routed_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-}
-
-static PM_NOINLINE int routed_Iexscan(const void *sendbuf, void *recvbuf, int count,
-                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                      MPI_Request *request)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_EXSCAN), comm);
-    int rc = m ? scan(m, 1, sendbuf, recvbuf, count, datatype, op, comm, request) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request) : rc;
-}
-
-int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                MPI_Comm comm, MPI_Request *request)
-{
-    if (pm_world_falls(PM_BIT(PM_EXSCAN), comm))
-        return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-    return routed_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-}
+PM_INTERCEPT(Exscan, Iexscan, PM_BIT(PM_EXSCAN), pm_size_falls(m, PM_EXSCAN, count, datatype, 1),
+             scan(m, 1, sendbuf, recvbuf, count, datatype, op, comm, pm_req),
+             (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm),
+             (sendbuf, recvbuf, count, datatype, op, comm))

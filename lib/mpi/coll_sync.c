@@ -15,33 +15,8 @@ static int barrier(pm_mirror_t *m, MPI_Comm comm, MPI_Request *mreq)
     return pm_call_finish(&c, st, preq, mreq);
 }
 
-static PM_NOINLINE int routed_Barrier(MPI_Comm comm)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_BARRIER), comm);
-    int rc = m ? barrier(m, comm, NULL) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Barrier(comm) : rc;
-}
-
-int MPI_Barrier(MPI_Comm comm)
-{
-    if (pm_world_falls(PM_BIT(PM_BARRIER), comm))
-        return PMPI_Barrier(comm);
-    return routed_Barrier(comm);
-}
-
-static PM_NOINLINE int routed_Ibarrier(MPI_Comm comm, MPI_Request *request)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_BARRIER), comm);
-    int rc = m ? barrier(m, comm, request) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Ibarrier(comm, request) : rc;
-}
-
-int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
-{
-    if (pm_world_falls(PM_BIT(PM_BARRIER), comm))
-        return PMPI_Ibarrier(comm, request);
-    return routed_Ibarrier(comm, request);
-}
+PM_INTERCEPT(Barrier, Ibarrier, PM_BIT(PM_BARRIER), 0, barrier(m, comm, pm_req), (MPI_Comm comm),
+             (comm))
 
 static int bcast(pm_mirror_t *m, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                  MPI_Request *mreq)
@@ -64,34 +39,7 @@ static int bcast(pm_mirror_t *m, void *buf, int count, MPI_Datatype dt, int root
     return pm_call_finish(&c, st, preq, mreq);
 }
 
-static PM_NOINLINE int routed_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
-                                    MPI_Comm comm)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_BCAST), comm);
-    if (m && pm_size_falls(m, PM_BCAST, count, datatype, 1)) m = NULL;
-    int rc = m ? bcast(m, buffer, count, datatype, root, comm, NULL) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Bcast(buffer, count, datatype, root, comm) : rc;
-}
-
-int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
-{
-    if (pm_world_falls(PM_BIT(PM_BCAST), comm))
-        return PMPI_Bcast(buffer, count, datatype, root, comm);
-    return routed_Bcast(buffer, count, datatype, root, comm);
-}
-
-static PM_NOINLINE int routed_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
-                                     MPI_Comm comm, MPI_Request *request)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_BCAST), comm);
-    int rc = m ? bcast(m, buffer, count, datatype, root, comm, request) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Ibcast(buffer, count, datatype, root, comm, request) : rc;
-}
-
-int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-               MPI_Request *request)
-{
-    if (pm_world_falls(PM_BIT(PM_BCAST), comm))
-        return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
-    return routed_Ibcast(buffer, count, datatype, root, comm, request);
-}
+PM_INTERCEPT(Bcast, Ibcast, PM_BIT(PM_BCAST), pm_size_falls(m, PM_BCAST, count, datatype, 1),
+             bcast(m, buffer, count, datatype, root, comm, pm_req),
+             (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),
+             (buffer, count, datatype, root, comm))

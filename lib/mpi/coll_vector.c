@@ -104,50 +104,13 @@ static int allgatherv(pm_mirror_t *m, const void *sbuf, int scount, MPI_Datatype
     return pm_call_finish(&c, st, preq, mreq);
 }
 
-static PM_NOINLINE int routed_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                         void *recvbuf, const int recvcounts[], const int displs[],
-                                         MPI_Datatype recvtype, MPI_Comm comm)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_ALLGATHERV), comm);
-    int rc = m ? allgatherv(m, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                            comm, NULL) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                                           displs, recvtype, comm) : rc;
-}
-
-int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                   MPI_Comm comm)
-{
-    if (pm_world_falls(PM_BIT(PM_ALLGATHERV), comm))
-        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                               comm);
-    return routed_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                             comm);
-}
-
-static PM_NOINLINE int routed_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                          void *recvbuf, const int recvcounts[], const int displs[],
-                                          MPI_Datatype recvtype, MPI_Comm comm,
-                                          MPI_Request *request)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_ALLGATHERV), comm);
-    int rc = m ? allgatherv(m, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                            comm, request) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                                            displs, recvtype, comm, request) : rc;
-}
-
-int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                    MPI_Comm comm, MPI_Request *request)
-{
-    if (pm_world_falls(PM_BIT(PM_ALLGATHERV), comm))
-        return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                                comm, request);
-    return routed_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                              comm, request);
-}
+/* the v-forms have no early size rule: their size is a sum over the counts */
+PM_INTERCEPT(Allgatherv, Iallgatherv, PM_BIT(PM_ALLGATHERV), 0,
+             allgatherv(m, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                        pm_req),
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
+             (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
 
 static int alltoallv(pm_mirror_t *m, const void *sbuf, const int *scounts, const int *sdispls,
                      MPI_Datatype stype, void *rbuf, const int *rcounts, const int *rdispls,
@@ -179,52 +142,13 @@ static int alltoallv(pm_mirror_t *m, const void *sbuf, const int *scounts, const
     return pm_call_finish(&c, st, preq, mreq);
 }
 
-static PM_NOINLINE int routed_Alltoallv(const void *sendbuf, const int sendcounts[],
-                                        const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                                        const int recvcounts[], const int rdispls[],
-                                        MPI_Datatype recvtype, MPI_Comm comm)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_ALLTOALLV), comm);
-    int rc = m ? alltoallv(m, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                           recvtype, comm, NULL) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                                          recvcounts, rdispls, recvtype, comm) : rc;
-}
-
-int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
-                  MPI_Datatype recvtype, MPI_Comm comm)
-{
-    if (pm_world_falls(PM_BIT(PM_ALLTOALLV), comm))
-        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                              recvtype, comm);
-    return routed_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                            recvtype, comm);
-}
-
-static PM_NOINLINE int routed_Ialltoallv(const void *sendbuf, const int sendcounts[],
-                                         const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                                         const int recvcounts[], const int rdispls[],
-                                         MPI_Datatype recvtype, MPI_Comm comm,
-                                         MPI_Request *request)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_ALLTOALLV), comm);
-    int rc = m ? alltoallv(m, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                           recvtype, comm, request) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                                           recvcounts, rdispls, recvtype, comm, request) : rc;
-}
-
-int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    if (pm_world_falls(PM_BIT(PM_ALLTOALLV), comm))
-        return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                               recvtype, comm, request);
-    return routed_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                             recvtype, comm, request);
-}
+PM_INTERCEPT(Alltoallv, Ialltoallv, PM_BIT(PM_ALLTOALLV), 0,
+             alltoallv(m, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                       recvtype, comm, pm_req),
+             (const void *sendbuf, const int sendcounts[], const int sdispls[],
+              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+              MPI_Datatype recvtype, MPI_Comm comm),
+             (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))
 
 /* gatherv (scatter = 0) and scatterv (scatter = 1): the root's n blocks
  * <-> one block on every rank.  The byte size counted is this rank's view
@@ -268,93 +192,18 @@ static int rooted_v(pm_mirror_t *m, int scatter, const void *mbuf, const int *co
     return pm_call_finish(&c, st, preq, mreq);
 }
 
-static PM_NOINLINE int routed_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                      void *recvbuf, const int recvcounts[], const int displs[],
-                                      MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_GATHERV), comm);
-    int rc = m ? rooted_v(m, 0, recvbuf, recvcounts, displs, recvtype, sendbuf, sendcount, sendtype,
-                          root, comm, NULL) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                        recvtype, root, comm) : rc;
-}
+PM_INTERCEPT(Gatherv, Igatherv, PM_BIT(PM_GATHERV), 0,
+             rooted_v(m, 0, recvbuf, recvcounts, displs, recvtype, sendbuf, sendcount, sendtype, root,
+                      comm, pm_req),
+             (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+              const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+              MPI_Comm comm),
+             (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm))
 
-int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                MPI_Comm comm)
-{
-    if (pm_world_falls(PM_BIT(PM_GATHERV), comm))
-        return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                            root, comm);
-    return routed_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                          comm);
-}
-
-static PM_NOINLINE int routed_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                       void *recvbuf, const int recvcounts[], const int displs[],
-                                       MPI_Datatype recvtype, int root, MPI_Comm comm,
-                                       MPI_Request *request)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_GATHERV), comm);
-    int rc = m ? rooted_v(m, 0, recvbuf, recvcounts, displs, recvtype, sendbuf, sendcount, sendtype,
-                          root, comm, request) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                         recvtype, root, comm, request) : rc;
-}
-
-int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                 MPI_Comm comm, MPI_Request *request)
-{
-    if (pm_world_falls(PM_BIT(PM_GATHERV), comm))
-        return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                             root, comm, request);
-    return routed_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                           root, comm, request);
-}
-
-static PM_NOINLINE int routed_Scatterv(const void *sendbuf, const int sendcounts[],
-                                       const int displs[], MPI_Datatype sendtype, void *recvbuf,
-                                       int recvcount, MPI_Datatype recvtype, int root,
-                                       MPI_Comm comm)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_SCATTERV), comm);
-    int rc = m ? rooted_v(m, 1, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                          root, comm, NULL) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                                         recvtype, root, comm) : rc;
-}
-
-int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                 int root, MPI_Comm comm)
-{
-    if (pm_world_falls(PM_BIT(PM_SCATTERV), comm))
-        return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                             root, comm);
-    return routed_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                           root, comm);
-}
-
-static PM_NOINLINE int routed_Iscatterv(const void *sendbuf, const int sendcounts[],
-                                        const int displs[], MPI_Datatype sendtype, void *recvbuf,
-                                        int recvcount, MPI_Datatype recvtype, int root,
-                                        MPI_Comm comm, MPI_Request *request)
-{
-    pm_mirror_t *m = pm_quick(PM_BIT(PM_SCATTERV), comm);
-    int rc = m ? rooted_v(m, 1, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                          root, comm, request) : PM_FALL;
-    return rc == PM_FALL ? PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                                          recvtype, root, comm, request) : rc;
-}
-
-int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  int root, MPI_Comm comm, MPI_Request *request)
-{
-    if (pm_world_falls(PM_BIT(PM_SCATTERV), comm))
-        return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                              root, comm, request);
-    return routed_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                            root, comm, request);
-}
+PM_INTERCEPT(Scatterv, Iscatterv, PM_BIT(PM_SCATTERV), 0,
+             rooted_v(m, 1, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                      comm, pm_req),
+             (const void *sendbuf, const int sendcounts[], const int displs[],
+              MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+              MPI_Comm comm),
+             (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm))

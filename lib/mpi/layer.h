@@ -129,6 +129,14 @@ typedef struct pm_mirror {
     int mpi_freed;          /* the MPI communicator is gone (no error handler to call) */
     size_t *scratch;        /* MPI int counts as size_t for the v-forms (one call at a time per communicator, as MPI requires) */
     pm_route_t route[PM_NCOLL];
+    /* the size rule in element counts for the last predefined type asked
+     * (pm_size_falls): routed when (unsigned)count - lo[i] < w[i] for some
+     * i < n; t 0 (no MPI handle) until the first one */
+    struct pm_count_rule {
+        MPI_Datatype t;
+        int n;
+        unsigned lo[PM_ROUTE_MAX], w[PM_ROUTE_MAX];
+    } rule[PM_NCOLL];
     /* PM_BIT(coll) set when coll may go to Plexus on this communicator
      * (some routing row for its size, and not an intercommunicator), or
      * when the summary counts every call (PLX_LOG=info): pm_quick's test */
@@ -369,15 +377,59 @@ static inline pm_mirror_t *pm_quick(unsigned colls, MPI_Comm comm)
  * blocks * count elements of type goes to MPI by the size rule alone (a
  * collective routed at some sizes only: bcast 8 B under Open MPI, ...).
  * Only for a predefined type and when nothing is counted; anything else
- * takes the full path, which decides the same and counts why. */
-static inline int pm_size_falls(const pm_mirror_t *m, pm_coll_t coll, int count, MPI_Datatype type,
+ * takes the full path, which decides the same and counts why.  The rows
+ * are kept per communicator and collective as element counts for the last
+ * predefined type asked (blocks is the same at every call of one
+ * collective on one communicator), so a repeated type costs a compare and
+ * one range test per row, not the type lookup and the byte rows (about 50
+ * instructions on bcast 8 B).  A negative count is outside every range
+ * and falls to MPI, as the full path would send it. */
+int pm_size_falls_slow(pm_mirror_t *m, pm_coll_t coll, int count, MPI_Datatype type, int blocks);
+static inline int pm_size_falls(pm_mirror_t *m, pm_coll_t coll, int count, MPI_Datatype type,
                                 int blocks)
 {
-    if (pm.counting || count < 0) return 0;
-    const pm_type_info_t *ti = pm_type_find(type);
-    return ti &&
-           pm_route(m, coll, (size_t)count * (size_t)ti->size * (size_t)blocks) != PM_TO_PLEXUS;
+    if (pm.counting) return 0;
+    const struct pm_count_rule *r = &m->rule[coll];
+    if (r->t != type) return pm_size_falls_slow(m, coll, count, type, blocks);
+    for (int i = 0; i < r->n; i++)
+        if ((unsigned)count - r->lo[i] < r->w[i]) return 0;
+    return 1;
 }
+
+/* The interceptors, generated: one PM_INTERCEPT line per collective
+ * makes MPI_X and MPI_IX, each as the two functions described at
+ * pm_world_falls (MPI_X: the MPI_COMM_WORLD bit test and a jump; routed_X:
+ * pm_quick, the size rule, the work).  Its arguments:
+ *   X, IX    the names after MPI_ (blocking, nonblocking)
+ *   BITS     the PM_BIT()s of the collective (pm_world_falls, pm_quick)
+ *   FALLS    an expression of m and the arguments: 1 when the size rule
+ *            alone leaves the call to MPI (pm_size_falls), 0 for none
+ *   WORK     the routed call, an expression of m, the arguments and
+ *            pm_req (NULL for MPI_X, the request for MPI_IX): an MPI code,
+ *            or PM_FALL to go on to PMPI_X after all
+ *   PARAMS   MPI_X's parameters in parentheses (MPI_IX adds the request)
+ *   ARGS     their names in parentheses
+ * The nonblocking form has the early size test too: a call it leaves to
+ * MPI skips pm_call_begin and the full decision. */
+#define PM_UNPAREN(...) __VA_ARGS__
+#define PM_INTERCEPT_ONE(X, BITS, FALLS, WORK, REQ, PARAMS, ARGS)                               \
+    static PM_NOINLINE int routed_##X PARAMS                                                    \
+    {                                                                                           \
+        MPI_Request *const pm_req = REQ;                                                        \
+        pm_mirror_t *m = pm_quick(BITS, comm);                                                  \
+        if (m && (FALLS)) m = NULL;                                                             \
+        int rc = m ? (WORK) : PM_FALL;                                                          \
+        return rc == PM_FALL ? PMPI_##X ARGS : rc;                                              \
+    }                                                                                           \
+    int MPI_##X PARAMS                                                                          \
+    {                                                                                           \
+        if (pm_world_falls(BITS, comm)) return PMPI_##X ARGS;                                   \
+        return routed_##X ARGS;                                                                 \
+    }
+#define PM_INTERCEPT(X, IX, BITS, FALLS, WORK, PARAMS, ARGS)                                    \
+    PM_INTERCEPT_ONE(X, BITS, FALLS, WORK, NULL, PARAMS, ARGS)                                  \
+    PM_INTERCEPT_ONE(IX, BITS, FALLS, WORK, request, (PM_UNPAREN PARAMS, MPI_Request *request), \
+                     (PM_UNPAREN ARGS, request))
 
 /* Start a call that pm_quick let through; 0 when it must stay with MPI
  * after all (an intercommunicator, counted only for the summary). */

@@ -13,6 +13,9 @@
 #      (LD_PRELOAD=libplexus-mpi-MPI.so), default routing table: results
 #      checked, the summary shows routed and size-rule calls, and scan
 #      (no measurements yet) left to MPI as "not measured";
+#   2b. the same preloaded, without PLX_LOG (nothing counted) and at
+#      MPI_THREAD_FUNNELED (--funneled): the size rule from its per-type
+#      element counts, results checked;
 #   3. PLX_MPI=0: plain MPI through the layer, no summary;
 #   4. PLX_MPI_COLLS=bogus: MPI_Init fails naming the variable and value;
 #   5. --lazy, linked, PLX_MPI_COLLS=all: communicators made and freed in a
@@ -128,6 +131,18 @@ for mpi in openmpi mpich; do
         echo "  ok: the preloaded layer routed by its table"
     else
         tail -40 "$out"; echo "  FAIL: $mpi preloaded"; fail=1
+    fi
+
+    # without PLX_LOG nothing is counted, and below MPI_THREAD_MULTIPLE the
+    # size rule runs from its per-type element counts (lib/mpi/call.c): a
+    # rank deciding otherwise than its peers would hang or corrupt results
+    echo "+ $mpi: preloaded, default routing table, no PLX_LOG, MPI_THREAD_FUNNELED"
+    out=$tmp/funneled_$mpi.out
+    if run $mpi "$out" LD_PRELOAD="$asan_rt$libs/libplexus-mpi-$mpi.so" -- "$tmp/plain_$mpi" --funneled &&
+       [ "$(grep -c ', 0 failures$' "$out")" -eq "$NP" ]; then
+        echo "  ok"
+    else
+        tail -40 "$out"; echo "  FAIL: $mpi funneled"; fail=1
     fi
 
     echo "+ $mpi: PLX_MPI=0"
