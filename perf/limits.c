@@ -58,7 +58,11 @@
  *            once, so the caches see the collective's working set (3 N
  *            in all, where the separate read and copy figures touch 2 N);
  *            GB/s = N/2 per pass time, best and mean of the passes (the
- *            slower process).
+ *            slower process).  "exch_a2a": the same as the alltoall does
+ *            it, with N-byte inputs whose block `me` each process copies
+ *            and the other reads, so no input byte is read twice (the
+ *            allgather reads each input twice, its own copy and the
+ *            peer's read, the second often from the caches).
  *
  * Build: cc -O3 -o limits perf/limits.c          (perf/compare does that;
  *        -O3 vectorises the float32 add like the library's kernels)
@@ -78,7 +82,8 @@
  *             cma_piece_bytes, cma_bytes (B)
  *             per --sizes entry N: cma_pair_gbps_N, cma_add_pair_gbps_N,
  *             cma_write_pair_gbps_N, cma_copy_pair_gbps_N,
- *             cma_exch_pair_gbps_N, cma_exch_mean_pair_gbps_N (GB/s)
+ *             cma_exch_pair_gbps_N, cma_exch_mean_pair_gbps_N,
+ *             cma_exch_a2a_pair_gbps_N, cma_exch_a2a_mean_pair_gbps_N (GB/s)
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -214,14 +219,16 @@ typedef struct cma_shared {
     volatile uint64_t addr[2];     /* each process's source buffer */
     volatile uint64_t daddr[2];    /* each process's destination (written by "write") */
     volatile int ready[2], go, done[2];
-    volatile double secs[2][5];    /* [process][0: cma, 1: cma+add, 2: write, 3: copy, 4: exchange] best times */
-    volatile double mean[2];       /* [process] mean time of the exchange passes */
+    volatile double secs[2][6];    /* [process][0: cma, 1: cma+add, 2: write, 3: copy, 4: exchange,
+                                      5: alltoall exchange] best times */
+    volatile double mean[2][2];    /* [process][exchange, alltoall exchange] mean pass time */
 } cma_shared_t;
 
 /* One pass over SIZE bytes in pieces: kind 0 reads pid's buffer at raddr
  * into dst; 1 reads it into tmp, then dst = mine + tmp as float32; 2
  * writes tmp into pid's buffer at waddr; 3 copies mine into dst (memcpy);
- * 4 copies mine into dst, then reads pid's buffer into dst + SIZE.
+ * 4 copies mine into dst, then reads pid's buffer into dst + SIZE; 5 the
+ * same with block `me` of two-block buffers (alltoall: no byte read twice).
  * Seconds, or -1. */
 static void add_f32(float *restrict d, const float *restrict a, const float *restrict b, size_t n)
 {
@@ -229,12 +236,15 @@ static void add_f32(float *restrict d, const float *restrict a, const float *res
 }
 
 static double cma_pass(pid_t pid, uint64_t raddr, uint64_t waddr, char *dst, const char *mine, char *tmp,
-                       size_t size, size_t piece, int kind)
+                       size_t size, size_t piece, int kind, int me)
 {
     double t0 = now_s();
-    if (kind == 4) {
-        /* as lib/coll/node_direct.c: one call up to 2 MiB, else PIECE steps */
-        size_t step = size <= (2u << 20) ? size : piece;
+    if (kind == 4 || kind == 5) {
+        /* as lib/coll/node_direct.c: one call up to 2 MiB, else PIECE steps;
+         * 5 (alltoall): block `me` of a 2-block input, mine and the peer's */
+        size_t step = size <= (2u << 20) ? size : piece, at = kind == 5 ? (size_t)me * size : 0;
+        mine += at;
+        raddr += at;
         memcpy(dst, mine, size);
         for (size_t off = 0; off < size; off += step) {
             size_t l = size - off < step ? size - off : step;
@@ -268,10 +278,10 @@ static double cma_pass(pid_t pid, uint64_t raddr, uint64_t waddr, char *dst, con
 static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t piece, size_t cpiece, int reps,
                      int pair, int kinds)
 {
-    char *dst = malloc(2 * size), *mine = malloc(size), *tmp = malloc(piece);
+    char *dst = malloc(2 * size), *mine = malloc(2 * size), *tmp = malloc(piece);
     if (!dst || !mine || !tmp) { fprintf(stderr, "limits: cannot allocate for cma\n"); exit(1); }
     memset(dst, 1, 2 * size);
-    memset(mine, 2, size);
+    memset(mine, 2, 2 * size);
     memset(tmp, 3, piece);
     sh->addr[me] = (uint64_t)(uintptr_t)mine;
     sh->daddr[me] = (uint64_t)(uintptr_t)dst;
@@ -288,14 +298,14 @@ static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t 
             if (pair || me == 0) {
                 /* cpiece: the read and the copy (kinds 0 and 3) */
                 double t = cma_pass(other, sh->addr[1 - me], sh->daddr[1 - me], dst, mine, tmp, size,
-                                    kind == 0 || kind == 3 ? cpiece : piece, kind);
+                                    kind == 0 || kind == 3 ? cpiece : piece, kind, me);
                 if (t < 0) { sh->secs[me][kind] = -1; break; }
                 if (r >= 0 && t < best) best = t;
                 if (r >= 0) sum += t;
             }
         }
         if (sh->secs[me][kind] >= 0) sh->secs[me][kind] = best;
-        if (kind == 4) sh->mean[me] = sum / reps;
+        if (kind >= 4) sh->mean[me][kind - 4] = sum / reps;
     }
     /* the other one may still be reading my buffer */
     __atomic_store_n(&sh->done[me], 1, __ATOMIC_RELEASE);
@@ -310,9 +320,9 @@ static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t 
  * the piece of the read and the copy; pairs_only: skip the alone figures
  * (left -1). */
 static void cma_gbps(size_t size, size_t piece, size_t cpiece, int reps, int pin, int pairs_only, double gbps[8],
-                     double exch[2])
+                     double exch[4])
 {
-    int kinds = exch ? 5 : 4;
+    int kinds = exch ? 6 : 4;
     for (int k = 0; k < 4; k++) gbps[k] = -1;
     for (int pair = pairs_only; pair < 2; pair++) {
         cma_shared_t *sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -337,11 +347,11 @@ static void cma_gbps(size_t size, size_t piece, size_t cpiece, int reps, int pin
             if (pair && sh->secs[1][kind] < 0) t = -1;
             gbps[pair * 4 + kind] = t > 0 ? (double)size / t / 1e9 : -1;
         }
-        if (exch && pair) {
-            double t = sh->secs[0][4] > sh->secs[1][4] ? sh->secs[0][4] : sh->secs[1][4];
-            double m = sh->mean[0] > sh->mean[1] ? sh->mean[0] : sh->mean[1];
-            exch[0] = t > 0 && sh->secs[1][4] > 0 ? (double)size / t / 1e9 : -1;
-            exch[1] = exch[0] > 0 && m > 0 ? (double)size / m / 1e9 : -1;
+        for (int x = 0; exch && pair && x < 2; x++) {
+            double t = sh->secs[0][4 + x] > sh->secs[1][4 + x] ? sh->secs[0][4 + x] : sh->secs[1][4 + x];
+            double m = sh->mean[0][x] > sh->mean[1][x] ? sh->mean[0][x] : sh->mean[1][x];
+            exch[2 * x] = t > 0 && sh->secs[0][4 + x] > 0 && sh->secs[1][4 + x] > 0 ? (double)size / t / 1e9 : -1;
+            exch[2 * x + 1] = exch[2 * x] > 0 && m > 0 ? (double)size / m / 1e9 : -1;
         }
         munmap((void *)sh, 4096);
     }
@@ -412,7 +422,7 @@ int main(int argc, char **argv)
         long rp = (long)(0.05 * 2e9 / (double)c);
         if (rp < 5) rp = 5;
         if (rp > 2000) rp = 2000;
-        double g[8], x[2];
+        double g[8], x[4];
         cma_gbps(c, piece, c, (int)rp, pin, 1, g, x);
         if (csv) {
             printf("cma_pair_gbps_%zu,%.3f,GB/s\n", n, g[4]);
@@ -421,13 +431,16 @@ int main(int argc, char **argv)
             printf("cma_copy_pair_gbps_%zu,%.3f,GB/s\n", n, g[7]);
             printf("cma_exch_pair_gbps_%zu,%.3f,GB/s\n", n, x[0]);
             printf("cma_exch_mean_pair_gbps_%zu,%.3f,GB/s\n", n, x[1]);
+            printf("cma_exch_a2a_pair_gbps_%zu,%.3f,GB/s\n", n, x[2]);
+            printf("cma_exch_a2a_mean_pair_gbps_%zu,%.3f,GB/s\n", n, x[3]);
         } else {
             printf("2 ranks at %zu bytes (each moves %zu), both processes at once, best of %ld: "
                    "process_vm_readv in one call %.2f GB/s, read-and-add in %zu-byte pieces %.2f GB/s, "
                    "process_vm_writev of a hot piece %.2f GB/s, memcpy in one call %.2f GB/s\n",
                    n, c, rp, g[4], piece, g[5], g[6], g[7]);
             printf("  exchange (copy own N/2, then read the other's N/2, as the 2-rank allgather): best %.2f GB/s, "
-                   "mean %.2f GB/s\n", x[0], x[1]);
+                   "mean %.2f GB/s; as alltoall (two-block inputs): best %.2f, mean %.2f GB/s\n", x[0], x[1], x[2],
+                   x[3]);
         }
     }
     return 0;
