@@ -234,7 +234,10 @@ static inline int plx_comm_ok(const struct plx_comm *c)
  * 64-bit match key: [63..40] communicator id (24 bits), [39] collective
  * flag, [38..8] collective sequence number or user tag (31 bits), [7..0]
  * 0, or an internal kind: 1 a schedule's mismatch notice (lib/engine/sched.c),
- * 2 the id agreement of plx_comm_create_group (lib/api/comm_create.c). */
+ * 2 the id agreement of plx_comm_create_group (lib/api/comm_create.c).
+ * A schedule's data messages on a communicator with call records also
+ * carry 18 bits of the call's record hash in bits 63..52 and 7..2
+ * (data_tag in lib/engine/sched.c). */
 static inline uint64_t plx_tag_coll(const struct plx_comm *c, uint32_t seq)
 {
     return ((uint64_t)(c->id & 0xffffffu) << 40) | (1ull << 39) |

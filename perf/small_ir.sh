@@ -17,6 +17,8 @@
 # plx_backoff_idle): a = instructions per call when the peer is there,
 # b = per failed poll.  Prints one line per build and case.
 # Needs valgrind and python3; ~10 s per case and build.
+# IR_RANKS=N runs N ranks (default 2), IR_RANK=r measures rank r instead of
+# rank 0 (e.g. a reduce's inner or leaf rank at 4 ranks).
 set -u
 builds=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do builds+=("$1"); shift; done
@@ -75,7 +77,7 @@ for b in "${builds[@]}"; do
         wrap=$tmp/wrap.sh
         cat >"$wrap" <<W
 #!/bin/sh
-if [ "\$PLX_RANK" = 0 ]; then exec valgrind -q --tool=callgrind --callgrind-out-file=$tmp/cg.\$K --toggle-collect=plx_$c "\$@"; fi
+if [ "\$PLX_RANK" = ${IR_RANK:-0} ]; then exec valgrind -q --tool=callgrind --callgrind-out-file=$tmp/cg.\$K --toggle-collect=plx_$c "\$@"; fi
 exec "\$@"
 W
         chmod +x "$wrap"
@@ -83,7 +85,7 @@ W
         k=0; algo=?
         for n in 1000 1000 1000 4000 4000 4000; do
             k=$((k + 1))
-            if ! K=$k LD_LIBRARY_PATH=$b/.libs timeout 600 "$b/tools/plexusrun" -n 2 "$wrap" \
+            if ! K=$k LD_LIBRARY_PATH=$b/.libs timeout 600 "$b/tools/plexusrun" -n "${IR_RANKS:-2}" "$wrap" \
                 "$b/perf/.libs/plx_perf" -c "$c" -b "$s" -e "$s" -n $n -w 0 >"$tmp/out" 2>&1; then
                 echo "$b $c $s: run failed:"; tail -5 "$tmp/out"; continue
             fi

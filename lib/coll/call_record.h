@@ -10,8 +10,9 @@
  * ranks that took the same path; ranks that disagree so that they take
  * different paths (a count on the other side of the slots limit, a
  * collective whose algorithm runs elsewhere) only meet here.  Schedules on
- * these communicators have no signature messages: they compare the record
- * of each peer whose message they receive (lib/engine/sched.c, "Mismatches"), and
+ * these communicators have no signature messages: their data messages carry
+ * bits of this rank's record hash in the tag, so calls that disagree do not
+ * match and wait (lib/engine/sched.c, "Mismatches"), and
  * the slow path here compares their records on the same path too.
  *
  * Only communicators whose members all share this node and whose id has a
@@ -81,10 +82,10 @@ static inline uint64_t plx_callrec_publish(plx_comm_t comm, const coll_sig_t *si
 }
 
 /* Schedules on a communicator with records (lib/engine/sched.c, "Mismatches")
- * exchange no signature messages: each rank compares the record of every
- * peer whose message it received (the peer published it before sending),
- * and the slow path below compares every peer's, the same path included.
- * plx_callrec_peer_differs: 1 if member m's record of call is there and
+ * exchange no signature messages: their data tags carry bits of the record
+ * hash, a receive of the wrong size compares its sender's record (to name
+ * both calls), and the slow path below compares every peer's, the same
+ * path included.  plx_callrec_peer_differs: 1 if member m's record of call is there and
  * holds another signature or path than rec (this rank's ring word of
  * call); 0 if it agrees or is not there (m went 8 calls on: not compared). */
 static inline uint64_t plx_callrec_peer_word(const struct call_record *cr, int m, uint64_t call)

@@ -30,14 +30,17 @@
  * Mismatches.  On a communicator whose members all share this node (it
  * has call records, lib/coll/call_record.h) a signed schedule sends no
  * message of its own: every rank published its record of the call before
- * its first send, so each receive that completes compares its sender's
- * record with this rank's (a cache line read; a difference is
- * PLX_ERR_MISMATCH).  The data of every algorithm connects all ranks, so
- * ranks that disagree but whose messages still match meet on some
- * message; ones whose messages do not match (other sizes: a receive of the
- * wrong size is a mismatch too; other peers) wait, and the waiting
+ * its first send, and its data messages carry 18 bits of that record's
+ * signature hash in their tag (data_tag), so messages of calls that
+ * disagree do not match.  The data of every algorithm connects all
+ * ranks, so ranks that disagree wait on some message (so do ones whose
+ * messages do not match for other reasons: other peers), and the waiting
  * request's slow path (lib/engine/request.c, every ~100 ms) compares every
- * member's record.  A rank that receives nothing (a bcast root, a gather
+ * member's full record and names both calls; a receive of the wrong size
+ * (the 18 bits agreed) is a mismatch at once.  Until issue 11's session
+ * s5m each completed receive read its sender's record instead: a cache
+ * miss on the critical path that was most of the cost left at 2 ranks (a
+ * small gather 0.17 -> 0.20 us, perf/RESULTS.md).  A rank that receives nothing (a bcast root, a gather
  * leaf) waits for nobody and may return PLX_SUCCESS while its peers see
  * the difference (plexus.h).  This replaced the ring of signature
  * messages below on such communicators (issue 11: at 4 ranks on 2 cores
@@ -149,7 +152,8 @@ struct plx_sched {
     plx_comm_t comm;
     const char *name;          /* "allreduce": for log lines */
     uint32_t seq;              /* collective sequence number (matches across ranks) */
-    uint64_t tag;              /* every message of this schedule carries it */
+    uint64_t tag;              /* the collective's tag: notices are NOTICE_TAG(tag) */
+    uint64_t dtag;             /* the data messages' tag: tag, plus record bits (data_tag) */
     int state;
     int persistent;            /* built once, run again by sched_restart */
     plx_status_t status;       /* first error; SUCCESS otherwise */
@@ -170,7 +174,6 @@ struct plx_sched {
     int sig_recv;              /* first step receiving a signature; -1: none */
     uint64_t rec_call;         /* signed by the call records: the call's number (else 0) */
     uint64_t rec_word;         /* ... and this rank's record of it */
-    uint64_t rec_ok;           /* peers (< 64) whose record was seen agreeing while waiting */
     int sig_nrecv;             /* how many (1 or 2, see sig_peers) */
     int notified;              /* mismatch notices sent */
     coll_sig_t sig, sig_in[2]; /* ours, and the neighbours' as received */
@@ -187,22 +190,26 @@ struct plx_sched {
 /* Signed either way (sched_sign): by messages or by the call records. */
 static inline int is_signed(const plx_sched_t *s) { return s->sig_recv >= 0 || s->rec_call != 0; }
 
-/* Waiting for a message from peer: if its record of the call is already
- * there and agrees, note it, so that the receive's completion need not
- * read the peer's line (a cache miss) on the critical path. */
-static inline void rec_peek(plx_sched_t *s, int peer)
-{
-    if ((unsigned)peer >= 64 || (s->rec_ok >> peer & 1)) return;
-    uint64_t w = plx_callrec_peer_word(s->comm->callrec, peer, s->rec_call);
-    if (w >> 32 == (s->rec_call & 0xffffffffu) && (uint32_t)w == (uint32_t)s->rec_word)
-        s->rec_ok |= 1ull << peer;
-}
-
-/* A message from peer arrived: does its record of the call differ? */
+/* A message from peer arrived with another size than expected: does its
+ * record of the call differ (then the log names both calls)? */
 static inline int rec_differs(const plx_sched_t *s, int peer)
 {
-    if ((unsigned)peer < 64 && (s->rec_ok >> peer & 1)) return 0;
     return plx_callrec_peer_differs(s->comm->callrec, peer, s->rec_call, s->rec_word);
+}
+
+/* The data tag of a schedule signed by the call records: the collective's
+ * tag plus 18 bits of this rank's record hash (rec: its ring word, hash in
+ * bits 31..2), in tag bits that no collective data message uses otherwise:
+ * 63..52 (communicator ids stay below PLX_COMM_ID_LIMIT = 2^12, bits
+ * 51..40) and 7..2 (the internal kinds are 1 and 2, bits 1..0).  Ranks
+ * that disagree on the call (different hash) post messages that do not
+ * match, so the check costs no read of the sender's record line when a
+ * message arrives (at 2 ranks that cache miss was most of issue 13's cost
+ * on a small gather); see "Mismatches" above. */
+static inline uint64_t data_tag(uint64_t tag, uint64_t rec)
+{
+    uint64_t h = (rec >> 2) & 0x3ffffu;
+    return tag | (h & 0xfffu) << 52 | (h >> 12) << 2;
 }
 
 /* ---- building --------------------------------------------------------------- */
@@ -269,6 +276,7 @@ static plx_sched_t *sched_make(plx_comm_t comm, const char *name, int numbered)
     if (numbered) {
         s->seq = comm->coll_seq++;
         s->tag = plx_tag_coll(comm, s->seq);
+        s->dtag = s->tag;
     }
     s->persistent = !numbered;
     s->state = ST_BUILD;
@@ -344,6 +352,7 @@ void sched_sign(plx_sched_t *s, const uint64_t sig[2], uint64_t call)
          * the records (see "Mismatches" above) */
         s->rec_call = call;
         s->rec_word = plx_callrec_word(s->comm->callrec, call);
+        s->dtag = data_tag(s->tag, s->rec_word);
         plx_callrec_publish_detail(s->comm, call, &s->sig, CALLREC_SCHED);
         return;
     }
@@ -698,8 +707,8 @@ static void post_round(plx_sched_t *s)
             continue;
         }
         plx_status_t rc = st->kind == SCHED_SEND
-            ? plx_p2p_isend(s->comm, st->peer, s->tag, st->src, st->bytes, &st->req)
-            : plx_p2p_irecv(s->comm, st->peer, s->tag, st->dst, st->bytes, &st->req);
+            ? plx_p2p_isend(s->comm, st->peer, s->dtag, st->src, st->bytes, &st->req)
+            : plx_p2p_irecv(s->comm, st->peer, s->dtag, st->dst, st->bytes, &st->req);
         if (rc != PLX_SUCCESS) {
             char w[160];
             where(s, w, sizeof w);
@@ -768,8 +777,6 @@ static plx_status_t check_step(plx_sched_t *s, const sched_step_t *st)
     } else if (rc == PLX_SUCCESS && s->sig_recv >= 0 && st >= &s->steps[s->sig_recv] &&
                st < &s->steps[s->sig_recv + s->sig_nrecv]) {
         rc = check_signature(s, st);
-    } else if (rc == PLX_SUCCESS && s->rec_call && st->kind == SCHED_RECV && rec_differs(s, st->peer)) {
-        rc = check_record(s, st);
     } else if (rc == PLX_ERR_TRANSPORT && st->kind == SCHED_RECV && is_signed(s)) {
         /* maybe a sender that cancelled on a mismatch: advance() waits for
          * its notice before it logs this */
@@ -856,7 +863,6 @@ static int advance(plx_sched_t *s, int *moved)
                         sched_abort(s, PLX_ERR_MISMATCH);
                         return 1;
                     }
-                    if (s->rec_call && st->kind == SCHED_RECV) rec_peek(s, st->peer);
                     return 0;
                 }
                 plx_status_t rc = check_step(s, st);
@@ -924,6 +930,7 @@ plx_status_t sched_restart(plx_sched_t *s)
     /* a new collective for the matching: the next number, as sched_new takes */
     s->seq = s->comm->coll_seq++;
     s->tag = plx_tag_coll(s->comm, s->seq);
+    s->dtag = s->tag;
     s->status = PLX_SUCCESS;
     s->state = ST_RUNNING;
     s->cur = 0;
