@@ -114,7 +114,9 @@
  *
  * In-place hazards: a slice the owner reduces in place is accumulated in a
  * private buffer and copied over its input piece only when all operands of
- * that piece were read; slice j of a member's in-place buffer is read only
+ * that piece were read (member 0, and member 1 whose input is consumed by
+ * the first step, accumulate in the input itself: the input is read
+ * nowhere after); slice j of a member's in-place buffer is read only
  * by slice j's owner, which writes the result piece over it after reading
  * it (allreduce, reduce).
  */
