@@ -56,7 +56,9 @@
  *
  *   allreduce       REDUCE my slice of count/p into recvbuf, fanning each
  *                   piece out to every other rank's recvbuf (so nobody
- *                   waits for another's progress inside the collective)
+ *                   waits for another's progress inside the collective);
+ *                   2 ranks from 2 MiB: pieces claimed from either end
+ *                   instead of fixed slices (see claimed), also for reduce
  *   reduce_scatter  REDUCE block me into recvbuf (in place, rank > 0: into
  *                   scratch, copied to recvbuf after the drain, because
  *                   rank 0 reads block 0 of that very buffer)
@@ -116,6 +118,7 @@
 
 #define DIRECT_CHANNEL0  16          /* windows 16.. are this file's (0..15: shm_slots) */
 #define DIRECT_DONE_OFF  256
+#define DIRECT_CLAIM_OFF 320
 #define DIRECT_FAIL_OFF  384
 #define DIRECT_EVENT_OFF 448
 #define DIRECT_WIN_MIN   512
@@ -208,6 +211,7 @@ static inline direct_hdr_t *hdr_of(unsigned char *w) { return (direct_hdr_t *)w;
 static inline uint64_t *done_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_DONE_OFF); }
 static inline uint64_t *fail_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_FAIL_OFF); }
 static inline int32_t *fail_status_of(unsigned char *w) { return (int32_t *)(w + DIRECT_FAIL_OFF + 8); }
+static inline uint64_t *claim_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_CLAIM_OFF); }
 static inline uint32_t *event_of(unsigned char *w) { return (uint32_t *)(w + DIRECT_EVENT_OFF); }
 static inline uint32_t *sleepers_of(unsigned char *w) { return (uint32_t *)(w + DIRECT_EVENT_OFF + 4); }
 
@@ -620,6 +624,52 @@ static int is_rooted(plx_coll_t c)
     return c == PLX_COLL_BCAST || c == PLX_COLL_REDUCE || c == PLX_COLL_GATHER || c == PLX_COLL_SCATTER;
 }
 
+/* 2-rank reductions share the work by claims instead of fixed slices: a
+ * rank that runs slower (its core busier, its data further away) than the
+ * other would make the other wait in the drain for up to a few hundred us
+ * at 4 MiB (per-phase probe, perf/RESULTS.md "Issue 11, 2 ranks: claimed
+ * pieces").  Member 0 takes pieces from the front, member 1 from the back
+ * of the element range, by compare-and-swap on one word of member 0's
+ * window: (first unclaimed << 32) | end of unclaimed.  Each element is
+ * still reduced by exactly one rank, in member order, and copied from
+ * there: results stay bitwise the same on both ranks.  Only the rank
+ * count, the collective and the count decide it, so both ranks agree. */
+#define DIRECT_CLAIM_FROM (2u << 20)
+static int claimed(const direct_op_t *op)
+{
+    plx_coll_t c = op->a.coll;
+    return op->nd->n == 2 && (c == PLX_COLL_ALLREDUCE || c == PLX_COLL_REDUCE) &&
+           op->bytes >= DIRECT_CLAIM_FROM && op->a.count < ((uint64_t)1 << 32);
+}
+
+/* Claims shrink with what is left (half of it, at most a piece), so the
+ * two ranks end close together, but stay whole pages (CMA pins pages). */
+#define DIRECT_CLAIM_MIN (64u << 10)
+static int claim(direct_op_t *op, size_t piece, size_t *beg, size_t *len)
+{
+    struct node_direct *nd = op->nd;
+    uint64_t *w = claim_of(nd->win[0]);
+    uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+    size_t unit = op->es >= 4096 ? 1 : 4096 / op->es, minc = DIRECT_CLAIM_MIN / op->es;
+    size_t cap = piece / op->es;
+    if (cap < minc) cap = minc;
+    for (;;) {
+        uint64_t lo = v >> 32, hi = v & 0xffffffffu;
+        if (lo >= hi) return 0;
+        uint64_t rem = hi - lo, take = rem / 2;
+        if (take > cap) take = cap;
+        if (take < minc) take = minc;
+        take -= take % unit;
+        if (take == 0 || take > rem) take = rem;
+        uint64_t nv = nd->me == 0 ? ((lo + take) << 32 | hi) : (lo << 32 | (hi - take));
+        if (__atomic_compare_exchange_n(w, &v, nv, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            *beg = (size_t)(nd->me == 0 ? lo : hi - take) * op->es;
+            *len = (size_t)take * op->es;
+            return 1;
+        }
+    }
+}
+
 /* Step 1: publish this rank's buffers for collective s. */
 static int turn(direct_op_t *op)
 {
@@ -660,6 +710,8 @@ static int turn(direct_op_t *op)
     h->dt = (int32_t)a->dt;
     h->op = (int32_t)a->op;
     h->root = (int32_t)a->root;
+    /* (member 1 claims only after it met this header) */
+    if (nd->me == 0 && claimed(op)) __atomic_store_n(claim_of(w), (uint64_t)a->count, __ATOMIC_RELAXED);
     __atomic_store_n(&h->seq, op->seq, __ATOMIC_RELEASE);
     announce(nd);
     return 1;
@@ -809,11 +861,21 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
      * member 0's operand would overwrite it before I add mine */
     char *acc = alias && me != 0 ? (char *)nd->acc : d;
     const void *first = own;
+    int m1 = 1;
     if (me != 0) {
         PLX_CHECK(pull(op, 0, acc, nd->addr[0][ADDR_IN] + at, l));
         first = acc;
+    } else if (n > 1 && acc != own) {
+        /* member 0: member 1's operand straight into the destination too,
+         * added in place (own op it, in member order): the kernel then
+         * streams two buffers, not three, and no bounce buffer is
+         * written (per-phase probe of 4 MiB allreduce at 2 ranks:
+         * perf/RESULTS.md "Issue 11, 2 ranks: claimed pieces") */
+        PLX_CHECK(pull(op, 1, acc, nd->addr[1][ADDR_IN] + at, l));
+        plx_reduce_local3(acc, own, acc, cnt, a->dt, rop);
+        m1 = 2;
     }
-    for (int m = 1; m < n; m++) {
+    for (int m = m1; m < n; m++) {
         const void *x = own;
         if (m != me) {
             PLX_CHECK(pull(op, m, nd->tmp, nd->addr[m][ADDR_IN] + at, l));
@@ -833,12 +895,47 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
     return PLX_SUCCESS;
 }
 
+/* Step 3 of a claimed reduction: one piece of the current claim, or a new
+ * claim; DRAIN once nothing is left to claim. */
+static int work_claimed(direct_op_t *op)
+{
+    struct node_direct *nd = op->nd;
+    const coll_args_t *a = &op->a;
+    size_t piece = !op->comm->ctx->pt.running ? nd->piece_solo : nd->piece;
+    piece = piece / op->es * op->es;
+    if (piece == 0) piece = op->es;
+    if (op->off >= op->clen) {
+        if (!claim(op, piece, &op->cbeg, &op->clen)) {
+            op->phase = DIRECT_DRAIN;
+            return 1;
+        }
+        op->off = 0;
+    }
+    direct_seg_t sg;
+    if (a->coll == PLX_COLL_ALLREDUCE)
+        sg = SEG_RED(op->cbeg, op->clen, (char *)a->rbuf + op->cbeg, 1);
+    else if (nd->me == a->root)
+        sg = SEG_RED(op->cbeg, op->clen, (char *)a->rbuf + op->cbeg, 0);
+    else
+        sg = SEG_RED_TO(a->root, op->cbeg, op->clen, op->cbeg);
+    size_t l = op->clen - op->off;
+    if (l > piece) l = piece;
+    plx_status_t st = reduce_piece(op, &sg, op->off, l);
+    if (st != PLX_SUCCESS) {
+        op->status = st;
+        return -1;
+    }
+    op->off += l;
+    return 1;
+}
+
 /* Step 3: one piece of work.  1 if a piece moved or the work is over (then
  * phase is DRAIN), -1 on error. */
 static int work(direct_op_t *op)
 {
     struct node_direct *nd = op->nd;
     direct_seg_t sg;
+    if (claimed(op)) return work_claimed(op);
     for (;;) {
         if (!get_seg(op, op->seg, &sg)) {
             op->phase = DIRECT_DRAIN;
