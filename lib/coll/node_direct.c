@@ -119,6 +119,7 @@
 #define DIRECT_CHANNEL0  16          /* windows 16.. are this file's (0..15: shm_slots) */
 #define DIRECT_DONE_OFF  256
 #define DIRECT_CLAIM_OFF 320
+#define DIRECT_INTO_DST_MIN (128u << 10) /* reduce_piece: member 0 reads into the destination */
 #define DIRECT_FAIL_OFF  384
 #define DIRECT_EVENT_OFF 448
 #define DIRECT_WIN_MIN   512
@@ -865,12 +866,14 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
     if (me != 0) {
         PLX_CHECK(pull(op, 0, acc, nd->addr[0][ADDR_IN] + at, l));
         first = acc;
-    } else if (n > 1 && acc != own) {
+    } else if (n > 1 && acc != own && l >= DIRECT_INTO_DST_MIN) {
         /* member 0: member 1's operand straight into the destination too,
          * added in place (own op it, in member order): the kernel then
          * streams two buffers, not three, and no bounce buffer is
          * written (per-phase probe of 4 MiB allreduce at 2 ranks:
-         * perf/RESULTS.md "Issue 11, 2 ranks: claimed pieces") */
+         * perf/RESULTS.md "Issue 11, 2 ranks: claimed pieces").  Not for
+         * small pieces, whose bounce buffer stays in L1/L2 (64 KiB
+         * allreduce, 32 KiB pieces, measured 1.1x slower with it). */
         PLX_CHECK(pull(op, 1, acc, nd->addr[1][ADDR_IN] + at, l));
         plx_reduce_local3(acc, own, acc, cnt, a->dt, rop);
         m1 = 2;
