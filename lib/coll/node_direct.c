@@ -9,6 +9,8 @@
  *   offset   0  header: seq, addr[3] (input, output, scratch), signature
  *   offset 256  done: the last sequence this rank finished reading and
  *               writing its peers' buffers
+ *   offset 320  claim (member 0's window only): the unclaimed element
+ *               range of a 2-rank reduction (see claimed)
  *   offset 384  failed: the last sequence this rank gave up on, and why
  *               (its status at offset 392, written first)
  *   offset 448  event: bumped after each of the stores above (a futex
