@@ -11,6 +11,8 @@
  *               writing its peers' buffers
  *   offset 320  claim: the pieces of this rank's shared read handed out
  *               (2-rank allgather and alltoall, "Shared read" below)
+ *   offset 328  reduction claim (member 0's window only): the unclaimed
+ *               element range of a 2-rank reduction (see claimed)
  *   offset 384  failed: the last sequence this rank gave up on, and why
  *               (its status at offset 392, written first)
  *   offset 448  event: bumped after each of the stores above (a futex
@@ -58,7 +60,9 @@
  *
  *   allreduce       REDUCE my slice of count/p into recvbuf, fanning each
  *                   piece out to every other rank's recvbuf (so nobody
- *                   waits for another's progress inside the collective)
+ *                   waits for another's progress inside the collective);
+ *                   2 ranks from 2 MiB: pieces claimed from either end
+ *                   instead of fixed slices (see claimed), also for reduce
  *   reduce_scatter  REDUCE block me into recvbuf (in place, rank > 0: into
  *                   scratch, copied to recvbuf after the drain, because
  *                   rank 0 reads block 0 of that very buffer)
@@ -135,6 +139,8 @@
 #define DIRECT_CHANNEL0  16          /* windows 16.. are this file's (0..15: shm_slots) */
 #define DIRECT_DONE_OFF  256
 #define DIRECT_CLAIM_OFF 320
+#define DIRECT_RCLAIM_OFF 328
+#define DIRECT_INTO_DST_MIN (128u << 10) /* reduce_piece: member 0 reads into the destination */
 #define DIRECT_FAIL_OFF  384
 #define DIRECT_EVENT_OFF 448
 #define DIRECT_WIN_MIN   512
@@ -231,6 +237,7 @@ static inline uint64_t *done_of(unsigned char *w) { return (uint64_t *)(w + DIRE
 static inline uint64_t *claim_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_CLAIM_OFF); }
 static inline uint64_t *fail_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_FAIL_OFF); }
 static inline int32_t *fail_status_of(unsigned char *w) { return (int32_t *)(w + DIRECT_FAIL_OFF + 8); }
+static inline uint64_t *rclaim_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_RCLAIM_OFF); }
 static inline uint32_t *event_of(unsigned char *w) { return (uint32_t *)(w + DIRECT_EVENT_OFF); }
 static inline uint32_t *sleepers_of(unsigned char *w) { return (uint32_t *)(w + DIRECT_EVENT_OFF + 4); }
 
@@ -664,6 +671,52 @@ static size_t claim(const direct_op_t *op, int m)
     return (size_t)k * DIRECT_PIECE_SOLO;
 }
 
+/* 2-rank reductions share the work by claims instead of fixed slices: a
+ * rank that runs slower (its core busier, its data further away) than the
+ * other would make the other wait in the drain for up to a few hundred us
+ * at 4 MiB (per-phase probe, perf/RESULTS.md "Issue 11, 2 ranks: claimed
+ * pieces").  Member 0 takes pieces from the front, member 1 from the back
+ * of the element range, by compare-and-swap on one word of member 0's
+ * window: (first unclaimed << 32) | end of unclaimed.  Each element is
+ * still reduced by exactly one rank, in member order, and copied from
+ * there: results stay bitwise the same on both ranks.  Only the rank
+ * count, the collective and the count decide it, so both ranks agree. */
+#define DIRECT_CLAIM_FROM (2u << 20)
+static int claimed(const direct_op_t *op)
+{
+    plx_coll_t c = op->a.coll;
+    return op->nd->n == 2 && (c == PLX_COLL_ALLREDUCE || c == PLX_COLL_REDUCE) &&
+           op->bytes >= DIRECT_CLAIM_FROM && op->a.count < ((uint64_t)1 << 32);
+}
+
+/* Claims shrink with what is left (half of it, at most a piece), so the
+ * two ranks end close together, but stay whole pages (CMA pins pages). */
+#define DIRECT_CLAIM_MIN (64u << 10)
+static int rclaim(direct_op_t *op, size_t piece, size_t *beg, size_t *len)
+{
+    struct node_direct *nd = op->nd;
+    uint64_t *w = rclaim_of(nd->win[0]);
+    uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+    size_t unit = op->es >= 4096 ? 1 : 4096 / op->es, minc = DIRECT_CLAIM_MIN / op->es;
+    size_t cap = piece / op->es;
+    if (cap < minc) cap = minc;
+    for (;;) {
+        uint64_t lo = v >> 32, hi = v & 0xffffffffu;
+        if (lo >= hi) return 0;
+        uint64_t rem = hi - lo, take = rem / 2;
+        if (take > cap) take = cap;
+        if (take < minc) take = minc;
+        take -= take % unit;
+        if (take == 0 || take > rem) take = rem;
+        uint64_t nv = nd->me == 0 ? ((lo + take) << 32 | hi) : (lo << 32 | (hi - take));
+        if (__atomic_compare_exchange_n(w, &v, nv, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            *beg = (size_t)(nd->me == 0 ? lo : hi - take) * op->es;
+            *len = (size_t)take * op->es;
+            return 1;
+        }
+    }
+}
+
 /* Step 1: publish this rank's buffers for collective s. */
 static int turn(direct_op_t *op)
 {
@@ -709,6 +762,8 @@ static int turn(direct_op_t *op)
     h->dt = (int32_t)a->dt;
     h->op = (int32_t)a->op;
     h->root = (int32_t)a->root;
+    /* (member 1 claims only after it met this header) */
+    if (nd->me == 0 && claimed(op)) __atomic_store_n(rclaim_of(w), (uint64_t)a->count, __ATOMIC_RELAXED);
     __atomic_store_n(&h->seq, op->seq, __ATOMIC_RELEASE);
     announce(nd);
     return 1;
@@ -860,6 +915,13 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
      * consumed there (member 0's operand goes to tmp; no copy after) */
     char *acc = alias && me > 1 ? (char *)nd->acc : d;
     const void *first = own;
+    /* member 0 reads member 1's operand straight into the destination and
+     * adds in place (own op it, in member order): the kernel then streams
+     * two buffers, not three, and no bounce buffer is written (per-phase
+     * probe of 4 MiB allreduce at 2 ranks: perf/RESULTS.md "Issue 11, 2
+     * ranks: claimed pieces").  Not for small pieces, whose bounce buffer
+     * stays in L1/L2 (64 KiB allreduce, 32 KiB pieces: 1.1x slower with it). */
+    int into_dst = me == 0 && n > 1 && acc != own && l >= DIRECT_INTO_DST_MIN;
     if (me != 0) {
         char *f = me == 1 && alias ? (char *)nd->tmp : acc;
         PLX_CHECK(pull(op, 0, f, nd->addr[0][ADDR_IN] + at, l));
@@ -868,8 +930,9 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
     for (int m = 1; m < n; m++) {
         const void *x = own;
         if (m != me) {
-            PLX_CHECK(pull(op, m, nd->tmp, nd->addr[m][ADDR_IN] + at, l));
-            x = nd->tmp;
+            char *into = m == 1 && into_dst ? acc : (char *)nd->tmp;
+            PLX_CHECK(pull(op, m, into, nd->addr[m][ADDR_IN] + at, l));
+            x = into;
         }
         if (m == 1 && m == n - 1 && a->op == PLX_AVG) {
             /* the last step of an average: each chunk divided while still in
@@ -898,12 +961,48 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
     return PLX_SUCCESS;
 }
 
+/* Step 3 of a claimed reduction: one piece of the current claim, or a new
+ * claim; DRAIN once nothing is left to claim. */
+static int work_claimed(direct_op_t *op)
+{
+    struct node_direct *nd = op->nd;
+    const coll_args_t *a = &op->a;
+    int solo = op->solo == DIRECT_SOLO_CALLER || (op->solo == DIRECT_SOLO_THREAD && nd->spin);
+    size_t piece = solo ? nd->piece_solo : nd->piece;
+    piece = piece / op->es * op->es;
+    if (piece == 0) piece = op->es;
+    if (op->off >= op->clen) {
+        if (!rclaim(op, piece, &op->cbeg, &op->clen)) {
+            op->phase = DIRECT_DRAIN;
+            return 1;
+        }
+        op->off = 0;
+    }
+    direct_seg_t sg;
+    if (a->coll == PLX_COLL_ALLREDUCE)
+        sg = SEG_RED(op->cbeg, op->clen, (char *)a->rbuf + op->cbeg, 1);
+    else if (nd->me == a->root)
+        sg = SEG_RED(op->cbeg, op->clen, (char *)a->rbuf + op->cbeg, 0);
+    else
+        sg = SEG_RED_TO(a->root, op->cbeg, op->clen, op->cbeg);
+    size_t l = op->clen - op->off;
+    if (l > piece) l = piece;
+    plx_status_t st = reduce_piece(op, &sg, op->off, l);
+    if (st != PLX_SUCCESS) {
+        op->status = st;
+        return -1;
+    }
+    op->off += l;
+    return 1;
+}
+
 /* Step 3: one piece of work.  1 if a piece moved or the work is over (then
  * phase is DRAIN), -1 on error. */
 static int work(direct_op_t *op)
 {
     struct node_direct *nd = op->nd;
     direct_seg_t sg;
+    if (claimed(op)) return work_claimed(op);
     int sh = shared_read(op);
     for (;;) {
         if (!get_seg(op, op->seg, &sg)) {

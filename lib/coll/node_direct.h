@@ -37,6 +37,7 @@ typedef struct direct_op {
     int next;                /* member cursor while waiting for headers / done flags */
     int seg;                 /* work: current segment */
     size_t off;              /* work: bytes of the current segment finished */
+    size_t cbeg, clen;       /* work, 2-rank reductions: the current claim (bytes) */
     const void *in;          /* this rank's input (in-place resolved), local address */
     void *aux;               /* this rank's scratch for this collective, or NULL */
     int wrote_done;
