@@ -9,6 +9,8 @@
  *   offset   0  header: seq, addr[3] (input, output, scratch), signature
  *   offset 256  done: the last sequence this rank finished reading and
  *               writing its peers' buffers
+ *   offset 264  mismatch: the last sequence whose signatures this rank
+ *               found to differ (star collectives only, below)
  *   offset 320  claim: the pieces of this rank's shared read handed out
  *               (2-rank allgather and alltoall, "Shared read" below)
  *   offset 328  reduction claim (member 0's window only): the unclaimed
@@ -82,6 +84,22 @@
  *                   end so both copy (head_bytes: the root, which also
  *                   copies its own block, takes the smaller share)
  *
+ * Star collectives (scatter and gather with more ranks than cores, 3+
+ * ranks, not a node-local phase).  Each non-root moves its whole block
+ * (scatter: reads it from the root's input; gather: writes it into the
+ * root's output), the root only copies its own: nobody but the root has a
+ * buffer another member touches.  So a non-root skips the drain's wait
+ * (it stores done = s and finishes): with ranks outnumbering cores each
+ * wait for a member that is not running costs a scheduler pass, and the
+ * drain was one of the two per collective.  It may then publish its
+ * header of s+1 while a member still meets s, so the meet of a star
+ * collective takes "done >= s" (whatever its header) for a member that
+ * met s and finished it; its signature can no longer be read, so a rank
+ * that found a mismatch in its meet stores mismatch = s before done = s
+ * and the later ones take that mark as the mismatch (the first rank to
+ * meet saw every header; by induction every rank sees the difference or
+ * the mark, and nobody touches a buffer).  The root still drains: its
+ * buffers are read or written by every member.
  * Shared read (2-rank allgather and alltoall above DIRECT_WHOLE_MAX, each
  * rank on its own core, no progress thread).  Reading the peer's block is
  * most of a rank's time, and one rank is often 10-30 % slower than the other
@@ -138,6 +156,7 @@
 
 #define DIRECT_CHANNEL0  16          /* windows 16.. are this file's (0..15: shm_slots) */
 #define DIRECT_DONE_OFF  256
+#define DIRECT_MM_OFF    264           /* the mismatch mark of star collectives */
 #define DIRECT_CLAIM_OFF 320
 #define DIRECT_RCLAIM_OFF 328
 #define DIRECT_INTO_DST_MIN (128u << 10) /* reduce_piece: member 0 reads into the destination */
@@ -234,6 +253,7 @@ struct direct_close {
 
 static inline direct_hdr_t *hdr_of(unsigned char *w) { return (direct_hdr_t *)w; }
 static inline uint64_t *done_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_DONE_OFF); }
+static inline uint64_t *mm_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_MM_OFF); }
 static inline uint64_t *claim_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_CLAIM_OFF); }
 static inline uint64_t *fail_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_FAIL_OFF); }
 static inline int32_t *fail_status_of(unsigned char *w) { return (int32_t *)(w + DIRECT_FAIL_OFF + 8); }
@@ -510,7 +530,11 @@ static size_t red_len(const direct_op_t *op, int i)
  * rest the other rank's.  Balanced work: each non-root moves (1-f) of its
  * block, the root f of p-1 blocks plus a local memcpy of its own block
  * (unless in place).  With a single-copy read at about 0.6 x memcpy speed
- * (perf/limits) equal times need f = 0.4/p; in place f = 1/p. */
+ * (perf/limits) equal times need f = 0.4/p; in place f = 1/p.  Not for
+ * star collectives (more ranks than cores): there the split cost the
+ * root a wait for every member's header and the non-roots a wait in the
+ * drain for the root's writes, each a scheduler pass (perf/RESULTS.md,
+ * "Issue 11: 4-rank scatter and gather as stars"). */
 static size_t head_bytes(const direct_op_t *op)
 {
     const coll_args_t *a = &op->a;
@@ -518,6 +542,7 @@ static size_t head_bytes(const direct_op_t *op)
     int root_in_place = coll_in_place(a->coll == PLX_COLL_GATHER ? a->sbuf : a->rbuf);
     size_t f_num = root_in_place ? 5 : 2;            /* f = f_num / (5 n) */
     size_t head = c / (5 * n) * f_num + c % (5 * n) * f_num / (5 * n);
+    if (op->star) head = 0;   /* the non-root moves its whole block (star collectives, above) */
     /* scatter: the non-root reads the head, so the root's share is the tail */
     if (a->coll == PLX_COLL_SCATTER) head = c - head;
     return head * op->es;
@@ -626,6 +651,9 @@ plx_status_t plx_direct_start(plx_comm_t comm, const coll_args_t *a, direct_op_t
     op_init(comm, comm->direct, a, op);
     op->seq = comm->direct->next_seq++;
     op->prev = op->seq - 1;
+    /* (not the node-local phases of hier.c: their closed numbers need the drain) */
+    op->star = (a->coll == PLX_COLL_SCATTER || a->coll == PLX_COLL_GATHER) && op->nd->oversub &&
+               op->nd->n > 2;
     return PLX_SUCCESS;
 }
 
@@ -749,6 +777,9 @@ static int turn(direct_op_t *op)
     op->in = in;
     unsigned char *w = nd->win[nd->me];
     direct_hdr_t *h = hdr_of(w);
+    /* (done of s-1 before any field of this header: a star collective's
+     * member may still copy the header of s-1, see meet) */
+    __atomic_thread_fence(__ATOMIC_RELEASE);
     /* nobody claims from it now: the peer finished s-1 (drain) and starts s
      * only after the header below */
     if (nd->n == 2 && (a->coll == PLX_COLL_ALLGATHER || a->coll == PLX_COLL_ALLTOALL))
@@ -807,6 +838,10 @@ static int closed_by(direct_op_t *op, int m)
     uint64_t hs = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
     plx_status_t st;
     if (hs < op->seq || (hs == op->seq && h->coll != DIRECT_GHOST)) return 0;
+    /* a star collective's member that left s since star_finished looked
+     * (done = s is stored before the next header): the next pass takes it */
+    if (op->star && m != op->a.root && __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) >= op->seq)
+        return 0;
     /* a ghost above s: m ended its numbers up to it early, most likely for
      * the same reason; a real header above s: m built no phase s */
     st = h->coll == DIRECT_GHOST ? (plx_status_t)h->root : PLX_ERR_MISMATCH;
@@ -825,6 +860,25 @@ static int closed_by(direct_op_t *op, int m)
     return 1;
 }
 
+/* Star collectives: has non-root m met s and finished it (its done at s
+ * or above; its header may be the next one's already)?  Then its mismatch
+ * mark stands for its signature (see "Star collectives"). */
+static int star_finished(direct_op_t *op, int m)
+{
+    unsigned char *w = op->nd->win[m];
+    /* (the root stores done = s before its drain and keeps its header) */
+    if (m == op->nd->me || m == op->a.root || __atomic_load_n(done_of(w), __ATOMIC_ACQUIRE) < op->seq)
+        return 0;
+    if (__atomic_load_n(mm_of(w), __ATOMIC_ACQUIRE) == op->seq && op->status == PLX_SUCCESS) {
+        plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): mismatch: "
+                  "rank %d (world %d) found the ranks' calls to differ", plx_coll_name(op->a.coll),
+                  op->comm->id, op->comm->rank, op->comm->size, (unsigned long long)op->seq, m,
+                  op->nd->world[m]);
+        op->status = PLX_ERR_MISMATCH;
+    }
+    return 1;
+}
+
 /* Step 2: every member's header of s.  1 when all are there, 0 if not
  * yet, -1 if a member already gave up on s, 2 if a member closed s (then
  * nobody works on it, and this rank need not wait for the others). */
@@ -834,6 +888,7 @@ static int meet(direct_op_t *op)
     for (; op->next < nd->n; op->next++) {
         int m = op->next;
         direct_hdr_t *h = hdr_of(nd->win[m]);
+        if (op->star && star_finished(op, m)) continue;
         if (closed_by(op, m)) {
             op->next = 0;
             return 2;
@@ -841,7 +896,7 @@ static int meet(direct_op_t *op)
         if (__atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) != op->seq) {
             /* a later member may have closed s already */
             for (int k = m + 1; k < nd->n; k++)
-                if (k != nd->me && closed_by(op, k)) {
+                if (k != nd->me && !(op->star && star_finished(op, k)) && closed_by(op, k)) {
                     op->next = 0;
                     return 2;
                 }
@@ -857,10 +912,22 @@ static int meet(direct_op_t *op)
             op->status = st;
             return -1;
         }
-        for (int k = 0; k < 3; k++) nd->addr[m][k] = h->addr[k];
-        if (op->status == PLX_SUCCESS && !signature_ok(op, m, h)) op->status = PLX_ERR_MISMATCH;
+        direct_hdr_t hc = *h;
+        if (op->star && m != nd->me) {
+            /* it may be leaving s and writing its next header right now:
+             * done = s goes first (turn's fence), so this copy is whole
+             * unless done says so; then its mismatch mark stands for it */
+            __atomic_thread_fence(__ATOMIC_ACQUIRE);
+            if (star_finished(op, m)) continue;
+        }
+        for (int k = 0; k < 3; k++) nd->addr[m][k] = hc.addr[k];
+        if (op->status == PLX_SUCCESS && !signature_ok(op, m, &hc)) op->status = PLX_ERR_MISMATCH;
     }
     op->next = 0;
+    /* (before done = s: a member that meets s after this rank left may
+     * only see this mark) */
+    if (op->star && op->status != PLX_SUCCESS)
+        __atomic_store_n(mm_of(nd->win[nd->me]), op->seq, __ATOMIC_RELEASE);
     return 1;
 }
 
@@ -1084,8 +1151,10 @@ static int drain(direct_op_t *op)
         announce(nd);
         op->wrote_done = 1;
     }
+    /* a non-root of a star collective: nobody touches its buffers (above) */
+    int wait = !op->star || nd->me == op->a.root;
     /* (a header above s: that member took no part in s, see meet) */
-    for (; op->next < nd->n; op->next++)
+    for (; wait && op->next < nd->n; op->next++)
         if (__atomic_load_n(done_of(nd->win[op->next]), __ATOMIC_ACQUIRE) < op->seq &&
             __atomic_load_n(&hdr_of(nd->win[op->next])->seq, __ATOMIC_ACQUIRE) <= op->seq)
             return 0;
@@ -1234,8 +1303,10 @@ int plx_direct_abort(direct_op_t *op, plx_status_t st)
     struct node_direct *nd = op->nd;
     if (op->phase != DIRECT_TURN && op->phase != DIRECT_MEET) return 0;
     int missing = op->phase == DIRECT_TURN;
+    /* (a star collective's member that met s and left counts as met) */
     for (int m = 0; m < nd->n && !missing; m++)
-        missing = __atomic_load_n(&hdr_of(nd->win[m])->seq, __ATOMIC_ACQUIRE) != op->seq;
+        missing = __atomic_load_n(&hdr_of(nd->win[m])->seq, __ATOMIC_ACQUIRE) != op->seq &&
+                  !(op->star && m != op->a.root && __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) >= op->seq);
     if (!missing) return 0;   /* everyone met: they may be reading our buffers */
     fail(op, st);
     return 1;
@@ -1270,7 +1341,8 @@ int plx_direct_check(direct_op_t *op, double elapsed, double limit)
         }
         int missing = 0;
         if (op->phase == DIRECT_MEET)
-            missing = __atomic_load_n(&hdr_of(nd->win[m])->seq, __ATOMIC_ACQUIRE) != s;
+            missing = __atomic_load_n(&hdr_of(nd->win[m])->seq, __ATOMIC_ACQUIRE) != s &&
+                      !(op->star && m != op->a.root && __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) >= s);
         else if (op->phase == DIRECT_DRAIN)
             missing = __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) < s;
         if (!missing) continue;

@@ -41,6 +41,7 @@ typedef struct direct_op {
     const void *in;          /* this rank's input (in-place resolved), local address */
     void *aux;               /* this rank's scratch for this collective, or NULL */
     int wrote_done;
+    int star;                /* scatter/gather, more ranks than cores: see node_direct.c */
     double spin_since;       /* start of the current bounded spin (meet, drain), 0: none */
     double work_since;       /* start of the work phase (spin_on's budget) */
     int solo;                /* set by the engine before each advance: DIRECT_SOLO_* */

@@ -49,7 +49,12 @@
  * faster by minimum and first quartile (RESULTS "Issue 11: sizes <= 64 KiB",
  * session h11t): alltoall and reduce_scatter blocks up to 8 KiB (0.5-0.9x
  * before's time), gather from 512 B blocks, scatter from 1 KiB blocks (below
- * those, equal or slower than binomial); the slot caps them (can_run). */
+ * those, equal or slower than binomial); the slot caps them (can_run).
+ * Scatter at 4 ranks from 64 KiB per block once direct's scatter and
+ * gather run as stars with more ranks than cores (node_direct.c): 256 KiB
+ * total, 10 alternating launches, median / first quartile 25.7 / 22.4 us
+ * against linear's 32.2 / 28.3 and Open MPI's 25.1-26.2 / 22.2-23.3
+ * (perf/RESULTS.md "Issue 11: 4-rank scatter and gather as stars"). */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
     "bcast:0-32K/2-2@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
@@ -60,7 +65,7 @@ static const char DEFAULT_TUNE[] =
     "reduce_scatter:0-16K/2-2@shm_slots,4M-inf/2-2@direct,64K-inf/3-inf@direct,0-16K@recursive_halving,16K-inf@ring,0-inf@ordered;"
     "alltoall:0-16K/2-2@shm_slots,64K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-4K@linear,4K-inf@pairwise;"
     "gather:512-64K/2-2@shm_slots,256K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
-    "scatter:1K-32K/2-2@shm_slots,256K-inf/2-2@direct,256K-inf/4-4@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
+    "scatter:1K-32K/2-2@shm_slots,256K-inf/2-2@direct,64K-inf/4-4@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
     /* issue 14; the last range of reduce/allreduce/reduce_scatter is the
      * rank-ordered fallback a non-commutative user op falls through to.
      * The node-local v-forms (node_slots_v.c, node_direct_v.c): alltoallv,

@@ -506,13 +506,13 @@ static void run_cross(plx_comm_t ctl)
     b = a;
     b.coll = C_ALLTOALL;
     cross_case(ctl, "cross allreduce vs alltoall 8 B on rank 1", &a, &b, 1, 0);
-    /* 128 KiB: allreduce runs direct there, a scatter of 128 KiB blocks a
-     * schedule (at 2 and 4 ranks: scatter runs direct from 256 KiB blocks;
-     * at 4 ranks allreduce of 64 KiB runs the ring, bcast of 128 KiB
-     * direct) */
-    a.count = b.count = (128u << 10) / 4;
+    /* allreduce of 128 KiB runs direct, a scatter of 32 KiB blocks a
+     * schedule (scatter runs direct from 256 KiB blocks at 2 ranks, 64 KiB
+     * at 4; at 4 ranks allreduce of 64 KiB runs the ring) */
+    a.count = (128u << 10) / 4;
+    b.count = (32u << 10) / 4;
     b.coll = C_SCATTER;
-    cross_case(ctl, "cross allreduce vs scatter 128 KiB on rank 1", &a, &b, 1, 0);
+    cross_case(ctl, "cross allreduce 128 KiB vs scatter 32 KiB on rank 1", &a, &b, 1, 0);
     a.count = b.count = small / 4;
     b.coll = C_ALLTOALL;
     cross_case(ctl, "cross order allreduce+alltoall 8 B", &a, &b, -1, 1);
