@@ -385,12 +385,14 @@ static inline pm_mirror_t *pm_quick(unsigned colls, MPI_Comm comm)
  * instructions on bcast 8 B).  A negative count is outside every range
  * and falls to MPI, as the full path would send it. */
 int pm_size_falls_slow(pm_mirror_t *m, pm_coll_t coll, int count, MPI_Datatype type, int blocks);
-static inline int pm_size_falls(pm_mirror_t *m, pm_coll_t coll, int count, MPI_Datatype type,
-                                int blocks)
+/* fast (a constant): only the kept counts, 0 for another type (MPI_X
+ * itself, which must call nothing but PMPI_X and routed_X) */
+static inline int pm_size_falls(int fast, pm_mirror_t *m, pm_coll_t coll, int count,
+                                MPI_Datatype type, int blocks)
 {
     if (pm.counting) return 0;
     const struct pm_count_rule *r = &m->rule[coll];
-    if (r->t != type) return pm_size_falls_slow(m, coll, count, type, blocks);
+    if (r->t != type) return fast ? 0 : pm_size_falls_slow(m, coll, count, type, blocks);
     for (int i = 0; i < r->n; i++)
         if ((unsigned)count - r->lo[i] < r->w[i]) return 0;
     return 1;
@@ -402,8 +404,12 @@ static inline int pm_size_falls(pm_mirror_t *m, pm_coll_t coll, int count, MPI_D
  * pm_quick, the size rule, the work).  Its arguments:
  *   X, IX    the names after MPI_ (blocking, nonblocking)
  *   BITS     the PM_BIT()s of the collective (pm_world_falls, pm_quick)
- *   FALLS    an expression of m and the arguments: 1 when the size rule
- *            alone leaves the call to MPI (pm_size_falls), 0 for none
+ *   FALLS    an expression of m, pm_fast and the arguments: 1 when the
+ *            size rule alone leaves the call to MPI (pm_size_falls), 0 for
+ *            none.  On MPI_COMM_WORLD, sized_X (between MPI_X and
+ *            routed_X) asks it first with pm_fast set (the kept counts
+ *            only, no call but the two jumps: no stack frame), so a call
+ *            left to MPI by size skips routed_X's frame and pm_quick
  *   WORK     the routed call, an expression of m, the arguments and
  *            pm_req (NULL for MPI_X, the request for MPI_IX): an MPI code,
  *            or PM_FALL to go on to PMPI_X after all
@@ -416,15 +422,24 @@ static inline int pm_size_falls(pm_mirror_t *m, pm_coll_t coll, int count, MPI_D
     static PM_NOINLINE int routed_##X PARAMS                                                    \
     {                                                                                           \
         MPI_Request *const pm_req = REQ;                                                        \
+        const int pm_fast __attribute__((unused)) = 0;                                          \
         pm_mirror_t *m = pm_quick(BITS, comm);                                                  \
         if (m && (FALLS)) m = NULL;                                                             \
         int rc = m ? (WORK) : PM_FALL;                                                          \
         return rc == PM_FALL ? PMPI_##X ARGS : rc;                                              \
     }                                                                                           \
+    static PM_NOINLINE int sized_##X PARAMS                                                     \
+    {                                                                                           \
+        const int pm_fast __attribute__((unused)) = 1;                                          \
+        pm_mirror_t *const m __attribute__((unused)) = pm.world;                                \
+        if (FALLS) return PMPI_##X ARGS;                                                        \
+        return routed_##X ARGS;                                                                 \
+    }                                                                                           \
     int MPI_##X PARAMS                                                                          \
     {                                                                                           \
-        if (pm_world_falls(BITS, comm)) return PMPI_##X ARGS;                                   \
-        return routed_##X ARGS;                                                                 \
+        if (comm != MPI_COMM_WORLD) return routed_##X ARGS;                                     \
+        if (!(pm.world_may & (BITS))) return PMPI_##X ARGS;                                     \
+        return sized_##X ARGS;                                                                  \
     }
 #define PM_INTERCEPT(X, IX, BITS, FALLS, WORK, PARAMS, ARGS)                                    \
     PM_INTERCEPT_ONE(X, BITS, FALLS, WORK, NULL, PARAMS, ARGS)                                  \
