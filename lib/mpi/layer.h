@@ -407,7 +407,8 @@ static inline int pm_size_falls(int fast, pm_mirror_t *m, pm_coll_t coll, int co
  *   FALLS    an expression of m, pm_fast and the arguments: 1 when the
  *            size rule alone leaves the call to MPI (pm_size_falls), 0 for
  *            none.  On MPI_COMM_WORLD, sized_X (between MPI_X and
- *            routed_X) asks it first with pm_fast set (the kept counts
+ *            routed_X; MPI_X itself stays the bit test and a jump) asks
+ *            it first with pm_fast set (the kept counts
  *            only, no call but the two jumps: no stack frame), so a call
  *            left to MPI by size skips routed_X's frame and pm_quick
  *   WORK     the routed call, an expression of m, the arguments and
@@ -430,15 +431,16 @@ static inline int pm_size_falls(int fast, pm_mirror_t *m, pm_coll_t coll, int co
     }                                                                                           \
     static PM_NOINLINE int sized_##X PARAMS                                                     \
     {                                                                                           \
-        const int pm_fast __attribute__((unused)) = 1;                                          \
-        pm_mirror_t *const m __attribute__((unused)) = pm.world;                                \
-        if (FALLS) return PMPI_##X ARGS;                                                        \
+        if (comm == MPI_COMM_WORLD) {                                                           \
+            const int pm_fast __attribute__((unused)) = 1;                                      \
+            pm_mirror_t *const m __attribute__((unused)) = pm.world;                            \
+            if (FALLS) return PMPI_##X ARGS;                                                    \
+        }                                                                                       \
         return routed_##X ARGS;                                                                 \
     }                                                                                           \
     int MPI_##X PARAMS                                                                          \
     {                                                                                           \
-        if (comm != MPI_COMM_WORLD) return routed_##X ARGS;                                     \
-        if (!(pm.world_may & (BITS))) return PMPI_##X ARGS;                                     \
+        if (pm_world_falls(BITS, comm)) return PMPI_##X ARGS;                                   \
         return sized_##X ARGS;                                                                  \
     }
 #define PM_INTERCEPT(X, IX, BITS, FALLS, WORK, PARAMS, ARGS)                                    \
