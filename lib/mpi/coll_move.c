@@ -53,7 +53,7 @@ static int all_to_all(pm_mirror_t *m, pm_coll_t coll, const void *sbuf, int scou
 
 /* the size rule asks the receive side: the one every rank has */
 PM_INTERCEPT(Allgather, Iallgather, PM_BIT(PM_ALLGATHER),
-             pm_size_falls(m, PM_ALLGATHER, recvcount, recvtype, m->size),
+             pm_size_falls(pm_fast, m, PM_ALLGATHER, recvcount, recvtype, m->size),
              all_to_all(m, PM_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                         comm, pm_req),
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -61,7 +61,7 @@ PM_INTERCEPT(Allgather, Iallgather, PM_BIT(PM_ALLGATHER),
              (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 
 PM_INTERCEPT(Alltoall, Ialltoall, PM_BIT(PM_ALLTOALL),
-             pm_size_falls(m, PM_ALLTOALL, recvcount, recvtype, m->size),
+             pm_size_falls(pm_fast, m, PM_ALLTOALL, recvcount, recvtype, m->size),
              all_to_all(m, PM_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                         comm, pm_req),
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -116,8 +116,8 @@ static int rooted(pm_mirror_t *m, int scatter, const void *sbuf, int scount, MPI
 /* the size rule asks the root's many-block side at the root, the one
  * block elsewhere (as rooted() does) */
 PM_INTERCEPT(Gather, Igather, PM_BIT(PM_GATHER),
-             (root == m->rank ? pm_size_falls(m, PM_GATHER, recvcount, recvtype, m->size)
-                              : pm_size_falls(m, PM_GATHER, sendcount, sendtype, m->size)),
+             (root == m->rank ? pm_size_falls(pm_fast, m, PM_GATHER, recvcount, recvtype, m->size)
+                              : pm_size_falls(pm_fast, m, PM_GATHER, sendcount, sendtype, m->size)),
              rooted(m, 0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
                     pm_req),
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -125,8 +125,8 @@ PM_INTERCEPT(Gather, Igather, PM_BIT(PM_GATHER),
              (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
 
 PM_INTERCEPT(Scatter, Iscatter, PM_BIT(PM_SCATTER),
-             (root == m->rank ? pm_size_falls(m, PM_SCATTER, sendcount, sendtype, m->size)
-                              : pm_size_falls(m, PM_SCATTER, recvcount, recvtype, m->size)),
+             (root == m->rank ? pm_size_falls(pm_fast, m, PM_SCATTER, sendcount, sendtype, m->size)
+                              : pm_size_falls(pm_fast, m, PM_SCATTER, recvcount, recvtype, m->size)),
              rooted(m, 1, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
                     pm_req),
              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,

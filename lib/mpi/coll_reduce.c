@@ -30,7 +30,7 @@ static int reduce(pm_mirror_t *m, const void *sbuf, void *rbuf, int count, MPI_D
     return pm_call_finish(&c, st, preq, mreq);
 }
 
-PM_INTERCEPT(Reduce, Ireduce, PM_BIT(PM_REDUCE), pm_size_falls(m, PM_REDUCE, count, datatype, 1),
+PM_INTERCEPT(Reduce, Ireduce, PM_BIT(PM_REDUCE), pm_size_falls(pm_fast, m, PM_REDUCE, count, datatype, 1),
              reduce(m, sendbuf, recvbuf, count, datatype, op, root, comm, pm_req),
              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               int root, MPI_Comm comm),
@@ -56,7 +56,7 @@ static int allreduce(pm_mirror_t *m, const void *sbuf, void *rbuf, int count, MP
 }
 
 PM_INTERCEPT(Allreduce, Iallreduce, PM_BIT(PM_ALLREDUCE),
-             pm_size_falls(m, PM_ALLREDUCE, count, datatype, 1),
+             pm_size_falls(pm_fast, m, PM_ALLREDUCE, count, datatype, 1),
              allreduce(m, sendbuf, recvbuf, count, datatype, op, comm, pm_req),
              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm),
@@ -105,7 +105,7 @@ static int reduce_scatter(pm_mirror_t *m, const void *sbuf, void *rbuf, int bloc
 }
 
 PM_INTERCEPT(Reduce_scatter_block, Ireduce_scatter_block, PM_BIT(PM_REDUCE_SCATTER),
-             pm_size_falls(m, PM_REDUCE_SCATTER, recvcount, datatype, m->size),
+             pm_size_falls(pm_fast, m, PM_REDUCE_SCATTER, recvcount, datatype, m->size),
              reduce_scatter(m, sendbuf, recvbuf, 1, recvcount, NULL, datatype, op, comm, pm_req),
              (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm),

@@ -27,13 +27,13 @@ static int scan(pm_mirror_t *m, int exclusive, const void *sbuf, void *rbuf, int
     return pm_call_finish(&c, st, preq, mreq);
 }
 
-PM_INTERCEPT(Scan, Iscan, PM_BIT(PM_SCAN), pm_size_falls(m, PM_SCAN, count, datatype, 1),
+PM_INTERCEPT(Scan, Iscan, PM_BIT(PM_SCAN), pm_size_falls(pm_fast, m, PM_SCAN, count, datatype, 1),
              scan(m, 0, sendbuf, recvbuf, count, datatype, op, comm, pm_req),
              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm),
              (sendbuf, recvbuf, count, datatype, op, comm))
 
-PM_INTERCEPT(Exscan, Iexscan, PM_BIT(PM_EXSCAN), pm_size_falls(m, PM_EXSCAN, count, datatype, 1),
+PM_INTERCEPT(Exscan, Iexscan, PM_BIT(PM_EXSCAN), pm_size_falls(pm_fast, m, PM_EXSCAN, count, datatype, 1),
              scan(m, 1, sendbuf, recvbuf, count, datatype, op, comm, pm_req),
              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm),

@@ -39,7 +39,7 @@ static int bcast(pm_mirror_t *m, void *buf, int count, MPI_Datatype dt, int root
     return pm_call_finish(&c, st, preq, mreq);
 }
 
-PM_INTERCEPT(Bcast, Ibcast, PM_BIT(PM_BCAST), pm_size_falls(m, PM_BCAST, count, datatype, 1),
+PM_INTERCEPT(Bcast, Ibcast, PM_BIT(PM_BCAST), pm_size_falls(pm_fast, m, PM_BCAST, count, datatype, 1),
              bcast(m, buffer, count, datatype, root, comm, pm_req),
              (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),
              (buffer, count, datatype, root, comm))

@@ -351,12 +351,13 @@ static inline long pm_type_size(MPI_Datatype type)
  * size work, which only calls that may be routed need, and no Plexus
  * progress (routed calls advance Plexus, and so do MPI_Wait & co.). */
 /* Every interceptor is two functions (issue 15).  MPI_X itself only asks
- * pm_world_falls and then jumps to PMPI_X or to routed_X, which has the
- * same arguments: with nothing but these two sibling calls MPI_X needs no
+ * pm_world_falls and then jumps to PMPI_X or on (through sized_X, see
+ * PM_INTERCEPT) to routed_X, which has the same arguments: with nothing but these two sibling calls MPI_X needs no
  * stack frame, so a call on MPI_COMM_WORLD that the routing table leaves
  * to MPI costs a compare, a load, a bit test and a jump more than plain
  * MPI.  routed_X (PM_NOINLINE, or the compiler folds it back into MPI_X
- * and its frame with it) asks pm_quick and does the rest. */
+ * and its frame with it) asks pm_quick and does the rest.  (MPI_X is
+ * three functions now: sized_X between the two.) */
 #define PM_NOINLINE __attribute__((noinline))
 static inline int pm_world_falls(unsigned colls, MPI_Comm comm)
 {
@@ -385,25 +386,32 @@ static inline pm_mirror_t *pm_quick(unsigned colls, MPI_Comm comm)
  * instructions on bcast 8 B).  A negative count is outside every range
  * and falls to MPI, as the full path would send it. */
 int pm_size_falls_slow(pm_mirror_t *m, pm_coll_t coll, int count, MPI_Datatype type, int blocks);
-static inline int pm_size_falls(pm_mirror_t *m, pm_coll_t coll, int count, MPI_Datatype type,
-                                int blocks)
+/* fast (a constant): only the kept counts, 0 for another type (sized_X,
+ * which must call nothing but PMPI_X and routed_X to stay frameless) */
+static inline int pm_size_falls(int fast, pm_mirror_t *m, pm_coll_t coll, int count,
+                                MPI_Datatype type, int blocks)
 {
     if (pm.counting) return 0;
     const struct pm_count_rule *r = &m->rule[coll];
-    if (r->t != type) return pm_size_falls_slow(m, coll, count, type, blocks);
+    if (r->t != type) return fast ? 0 : pm_size_falls_slow(m, coll, count, type, blocks);
     for (int i = 0; i < r->n; i++)
         if ((unsigned)count - r->lo[i] < r->w[i]) return 0;
     return 1;
 }
 
 /* The interceptors, generated: one PM_INTERCEPT line per collective
- * makes MPI_X and MPI_IX, each as the two functions described at
- * pm_world_falls (MPI_X: the MPI_COMM_WORLD bit test and a jump; routed_X:
- * pm_quick, the size rule, the work).  Its arguments:
+ * makes MPI_X and MPI_IX, each as three functions (MPI_X: the
+ * MPI_COMM_WORLD bit test of pm_world_falls and a jump; sized_X: below;
+ * routed_X: pm_quick, the size rule, the work).  Its arguments:
  *   X, IX    the names after MPI_ (blocking, nonblocking)
  *   BITS     the PM_BIT()s of the collective (pm_world_falls, pm_quick)
- *   FALLS    an expression of m and the arguments: 1 when the size rule
- *            alone leaves the call to MPI (pm_size_falls), 0 for none
+ *   FALLS    an expression of m, pm_fast and the arguments: 1 when the
+ *            size rule alone leaves the call to MPI (pm_size_falls), 0 for
+ *            none.  On MPI_COMM_WORLD, sized_X (between MPI_X and
+ *            routed_X; MPI_X itself stays the bit test and a jump) asks
+ *            it first with pm_fast set (the kept counts
+ *            only, no call but the two jumps: no stack frame), so a call
+ *            left to MPI by size skips routed_X's frame and pm_quick
  *   WORK     the routed call, an expression of m, the arguments and
  *            pm_req (NULL for MPI_X, the request for MPI_IX): an MPI code,
  *            or PM_FALL to go on to PMPI_X after all
@@ -416,15 +424,25 @@ static inline int pm_size_falls(pm_mirror_t *m, pm_coll_t coll, int count, MPI_D
     static PM_NOINLINE int routed_##X PARAMS                                                    \
     {                                                                                           \
         MPI_Request *const pm_req = REQ;                                                        \
+        const int pm_fast __attribute__((unused)) = 0;                                          \
         pm_mirror_t *m = pm_quick(BITS, comm);                                                  \
         if (m && (FALLS)) m = NULL;                                                             \
         int rc = m ? (WORK) : PM_FALL;                                                          \
         return rc == PM_FALL ? PMPI_##X ARGS : rc;                                              \
     }                                                                                           \
+    static PM_NOINLINE int sized_##X PARAMS                                                     \
+    {                                                                                           \
+        if (comm == MPI_COMM_WORLD) {                                                           \
+            const int pm_fast __attribute__((unused)) = 1;                                      \
+            pm_mirror_t *const m __attribute__((unused)) = pm.world;                            \
+            if (FALLS) return PMPI_##X ARGS;                                                    \
+        }                                                                                       \
+        return routed_##X ARGS;                                                                 \
+    }                                                                                           \
     int MPI_##X PARAMS                                                                          \
     {                                                                                           \
         if (pm_world_falls(BITS, comm)) return PMPI_##X ARGS;                                   \
-        return routed_##X ARGS;                                                                 \
+        return sized_##X ARGS;                                                                  \
     }
 #define PM_INTERCEPT(X, IX, BITS, FALLS, WORK, PARAMS, ARGS)                                    \
     PM_INTERCEPT_ONE(X, BITS, FALLS, WORK, NULL, PARAMS, ARGS)                                  \
