@@ -103,9 +103,10 @@ void plx_req_activate(struct plx_request *r)
      * never reads the clock */
     r->started = 0;
     active_push(r);
-    /* while an application thread drives a wait, it moves this one too:
-     * the progress thread is told when that wait ends (drive_end) */
-    if (r->ctx->pt.driving) return;
+    /* no progress thread (the default): nobody to tell.  While an
+     * application thread drives a wait, it moves this one too: the
+     * progress thread is told when that wait ends (drive_end) */
+    if (!r->ctx->pt.running || r->ctx->pt.driving) return;
     /* a lingering progress thread watches this without the lock */
     __atomic_store_n(&r->ctx->pt.posts, r->ctx->pt.posts + 1, __ATOMIC_RELEASE);
     /* the progress thread sleeps while nothing is in flight */
