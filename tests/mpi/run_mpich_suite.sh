@@ -18,7 +18,8 @@
 #              $PLX_SUITE_DIR or /tmp/plexus-mpich-suite; reused by later runs)
 #   --tests    a testlist of one's own (lines "name nprocs [args]") instead of
 #              coll/testlist, e.g. to rerun a few tests
-#   --colls    PLX_MPI_COLLS for the layer runs (default all)
+#   --colls    PLX_MPI_COLLS for the layer runs (default all); "default"
+#              leaves it unset, so the layer's own routing table decides
 #   --summary  only print the summary of the results already in WORK
 #
 # The sources come from `apt-get source mpich` (needs a deb-src line: added
@@ -124,13 +125,15 @@ launcher() {          # MPI MODE -> path of a wrapper "mpiexec -n N prog args"
         echo '#!/bin/bash'
         if [ "$mpi" = openmpi ]; then
             printf 'exec mpirun.openmpi --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1'
-            [ "$m" = layer ] && printf ' -x LD_PRELOAD=%s -x LD_LIBRARY_PATH=%s -x PLX_MPI_COLLS=%s' \
-                "$libs/libplexus-mpi-openmpi.so" "$libs" "$colls"
+            [ "$m" = layer ] && printf ' -x LD_PRELOAD=%s -x LD_LIBRARY_PATH=%s' \
+                "$libs/libplexus-mpi-openmpi.so" "$libs"
+            [ "$m" = layer ] && [ "$colls" != default ] && printf ' -x PLX_MPI_COLLS=%s' "$colls"
             printf ' "$@"\n'
         else
             printf 'exec mpirun.mpich -genv MPIR_CVAR_POLLS_BEFORE_YIELD 10'
-            [ "$m" = layer ] && printf ' -genv LD_PRELOAD %s -genv LD_LIBRARY_PATH %s -genv PLX_MPI_COLLS %s' \
-                "$libs/libplexus-mpi-mpich.so" "$libs" "$colls"
+            [ "$m" = layer ] && printf ' -genv LD_PRELOAD %s -genv LD_LIBRARY_PATH %s' \
+                "$libs/libplexus-mpi-mpich.so" "$libs"
+            [ "$m" = layer ] && [ "$colls" != default ] && printf ' -genv PLX_MPI_COLLS %s' "$colls"
             printf ' "$@"\n'
         fi
     } >"$w"
@@ -187,7 +190,7 @@ summarize() {
     for mpi in openmpi mpich; do
         local p=$work/results/$mpi-plain.tap l=$work/results/$mpi-layer.tap
         [ -f "$p" ] || [ -f "$l" ] || continue
-        echo "== $mpi: MPICH coll suite ($(basename "$src")), plain MPI vs through libplexus-mpi (PLX_MPI_COLLS=$colls)"
+        echo "== $mpi: MPICH coll suite ($(basename "$src")), plain MPI vs through libplexus-mpi ($( [ "$colls" = default ] && echo "PLX_MPI_COLLS unset: the default table" || echo "PLX_MPI_COLLS=$colls"))"
         for f in "$p" "$l"; do
             [ -f "$f" ] || continue
             printf '  %-6s %4d passed, %3d failed, %3d skipped\n' "$(basename "$f" .tap | sed 's/.*-//')" \

@@ -1,0 +1,26 @@
+/* confdefs.h */
+#define PACKAGE_NAME "plexus"
+#define PACKAGE_TARNAME "plexus"
+#define PACKAGE_VERSION "0.1.0"
+#define PACKAGE_STRING "plexus 0.1.0"
+#define PACKAGE_BUGREPORT "https://github.com/plexus-hpc/plexus/issues"
+#define PACKAGE_URL "https://github.com/plexus-hpc/plexus"
+#define PACKAGE "plexus"
+#define VERSION "0.1.0"
+#define HAVE_STDIO_H 1
+#define HAVE_STDLIB_H 1
+#define HAVE_STRING_H 1
+#define HAVE_INTTYPES_H 1
+#define HAVE_STDINT_H 1
+#define HAVE_STRINGS_H 1
+#define HAVE_SYS_STAT_H 1
+#define HAVE_SYS_TYPES_H 1
+#define HAVE_UNISTD_H 1
+#define STDC_HEADERS 1
+#define HAVE_DLFCN_H 1
+#define LT_OBJDIR ".libs/"
+#define PLX_HAVE_UCX 1
+#define PLX_HAVE_CUDA 1
+#define PLX_HAVE_NCCL 1
+#define PLX_HAVE_PMIX 1
+#define PLX_HAVE_HWLOC 1
