@@ -5,7 +5,7 @@
 tag=$1 colls=$2; shift 2
 out=/tmp/s6p_conf/res-$tag work=/tmp/s6p_suite_$tag; mkdir -p $out
 for c in "$@"; do
-  case $c in ompi_*) m=openmpi ;; mpich_*) m=mpich ;; esac
+  case $c in ompi*) m=openmpi ;; mpich*) m=mpich ;; esac
   s=$(date +%s)
   top_builddir=/tmp/s6p_base top_srcdir=/work/wt/s6p PLX_MPICH_SRC=$(ls -d /tmp/i15_suite/src/mpich-*/ | head -1) \
    timeout 600 nice -n 19 /work/tools/qlock s /work/wt/s6p/tests/mpi/run_mpich_suite.sh --mpi $m --mode failures \
