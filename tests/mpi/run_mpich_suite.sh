@@ -174,8 +174,12 @@ for mpi in openmpi mpich; do
         failed_list=$work/$mpi/coll/testlist.layer-failures
         : >"$failed_list"
         grep '^not ok' "$work/results/$mpi-layer.tap" | sed 's/^not ok [0-9]* - //; s/ *#.*//; s|^\./||' |
-        while read -r name np; do
-            grep -E "^$name +$np( |\$)" "${tests_file:-$work/$mpi/coll/testlist}" | head -1
+        sort -u | while read -r name np; do
+            # every line of that test at that count: the TAP names a test
+            # by program and count only, so `allred 4 -count=10` and
+            # `allred 4 -count=100` are one name there (the summary tells
+            # them apart by their order: "allred 4 #2")
+            grep -E "^$name +$np( |\$)" "${tests_file:-$work/$mpi/coll/testlist}"
         done >"$failed_list"
         if [ -s "$failed_list" ]; then run_suite "$mpi" plain "$failed_list"
         else log "  no failure through the layer: plain MPI not rerun"; rm -f "$work/results/$mpi-plain.tap"; fi ;;
@@ -203,8 +207,10 @@ summarize() {
             # ("not ok - ./name  # time="): the layer, loaded at run time
             # only, cannot have caused that
             function res(line) { return line ~ /^not ok/ ? (key(line) ~ / / ? "FAIL" : "nobuild") : (line ~ /# SKIP/ ? "skip" : "pass") }
-            FILENAME == P && /^(not )?ok / { k = key($0); plain[k] = res($0); if (!(k in seen)) { seen[k] = 1; order[n++] = k } }
-            FILENAME == L && /^(not )?ok / { k = key($0); layer[k] = res($0); if (!(k in seen)) { seen[k] = 1; order[n++] = k } }
+            # the n-th result of a name in a file is its n-th testlist line
+            function okey(line, f,   k, c) { k = key(line); c = ++occ[f, k]; return c > 1 ? k " #" c : k }
+            FILENAME == P && /^(not )?ok / { k = okey($0, "P"); plain[k] = res($0); if (!(k in seen)) { seen[k] = 1; order[n++] = k } }
+            FILENAME == L && /^(not )?ok / { k = okey($0, "L"); layer[k] = res($0); if (!(k in seen)) { seen[k] = 1; order[n++] = k } }
             END {
                 for (i = 0; i < n; i++) {
                     k = order[i]; a = (k in plain) ? plain[k] : "-"; b = (k in layer) ? layer[k] : "-"
