@@ -18,7 +18,8 @@
 #              $PLX_SUITE_DIR or /tmp/plexus-mpich-suite; reused by later runs)
 #   --tests    a testlist of one's own (lines "name nprocs [args]") instead of
 #              coll/testlist, e.g. to rerun a few tests
-#   --colls    PLX_MPI_COLLS for the layer runs (default all)
+#   --colls    PLX_MPI_COLLS for the layer runs (default all); "default"
+#              leaves it unset, so the layer's own routing table decides
 #   --summary  only print the summary of the results already in WORK
 #
 # The sources come from `apt-get source mpich` (needs a deb-src line: added
@@ -124,13 +125,15 @@ launcher() {          # MPI MODE -> path of a wrapper "mpiexec -n N prog args"
         echo '#!/bin/bash'
         if [ "$mpi" = openmpi ]; then
             printf 'exec mpirun.openmpi --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1'
-            [ "$m" = layer ] && printf ' -x LD_PRELOAD=%s -x LD_LIBRARY_PATH=%s -x PLX_MPI_COLLS=%s' \
-                "$libs/libplexus-mpi-openmpi.so" "$libs" "$colls"
+            [ "$m" = layer ] && printf ' -x LD_PRELOAD=%s -x LD_LIBRARY_PATH=%s' \
+                "$libs/libplexus-mpi-openmpi.so" "$libs"
+            [ "$m" = layer ] && [ "$colls" != default ] && printf ' -x PLX_MPI_COLLS=%s' "$colls"
             printf ' "$@"\n'
         else
             printf 'exec mpirun.mpich -genv MPIR_CVAR_POLLS_BEFORE_YIELD 10'
-            [ "$m" = layer ] && printf ' -genv LD_PRELOAD %s -genv LD_LIBRARY_PATH %s -genv PLX_MPI_COLLS %s' \
-                "$libs/libplexus-mpi-mpich.so" "$libs" "$colls"
+            [ "$m" = layer ] && printf ' -genv LD_PRELOAD %s -genv LD_LIBRARY_PATH %s' \
+                "$libs/libplexus-mpi-mpich.so" "$libs"
+            [ "$m" = layer ] && [ "$colls" != default ] && printf ' -genv PLX_MPI_COLLS %s' "$colls"
             printf ' "$@"\n'
         fi
     } >"$w"
@@ -171,8 +174,12 @@ for mpi in openmpi mpich; do
         failed_list=$work/$mpi/coll/testlist.layer-failures
         : >"$failed_list"
         grep '^not ok' "$work/results/$mpi-layer.tap" | sed 's/^not ok [0-9]* - //; s/ *#.*//; s|^\./||' |
-        while read -r name np; do
-            grep -E "^$name +$np( |\$)" "${tests_file:-$work/$mpi/coll/testlist}" | head -1
+        sort -u | while read -r name np; do
+            # every line of that test at that count: the TAP names a test
+            # by program and count only, so `allred 4 -count=10` and
+            # `allred 4 -count=100` are one name there (the summary tells
+            # them apart by their order: "allred 4 #2")
+            grep -E "^$name +$np( |\$)" "${tests_file:-$work/$mpi/coll/testlist}"
         done >"$failed_list"
         if [ -s "$failed_list" ]; then run_suite "$mpi" plain "$failed_list"
         else log "  no failure through the layer: plain MPI not rerun"; rm -f "$work/results/$mpi-plain.tap"; fi ;;
@@ -187,7 +194,7 @@ summarize() {
     for mpi in openmpi mpich; do
         local p=$work/results/$mpi-plain.tap l=$work/results/$mpi-layer.tap
         [ -f "$p" ] || [ -f "$l" ] || continue
-        echo "== $mpi: MPICH coll suite ($(basename "$src")), plain MPI vs through libplexus-mpi (PLX_MPI_COLLS=$colls)"
+        echo "== $mpi: MPICH coll suite ($(basename "$src")), plain MPI vs through libplexus-mpi ($( [ "$colls" = default ] && echo "PLX_MPI_COLLS unset: the default table" || echo "PLX_MPI_COLLS=$colls"))"
         for f in "$p" "$l"; do
             [ -f "$f" ] || continue
             printf '  %-6s %4d passed, %3d failed, %3d skipped\n' "$(basename "$f" .tap | sed 's/.*-//')" \
@@ -200,8 +207,10 @@ summarize() {
             # ("not ok - ./name  # time="): the layer, loaded at run time
             # only, cannot have caused that
             function res(line) { return line ~ /^not ok/ ? (key(line) ~ / / ? "FAIL" : "nobuild") : (line ~ /# SKIP/ ? "skip" : "pass") }
-            FILENAME == P && /^(not )?ok / { k = key($0); plain[k] = res($0); if (!(k in seen)) { seen[k] = 1; order[n++] = k } }
-            FILENAME == L && /^(not )?ok / { k = key($0); layer[k] = res($0); if (!(k in seen)) { seen[k] = 1; order[n++] = k } }
+            # the n-th result of a name in a file is its n-th testlist line
+            function okey(line, f,   k, c) { k = key(line); c = ++occ[f, k]; return c > 1 ? k " #" c : k }
+            FILENAME == P && /^(not )?ok / { k = okey($0, "P"); plain[k] = res($0); if (!(k in seen)) { seen[k] = 1; order[n++] = k } }
+            FILENAME == L && /^(not )?ok / { k = okey($0, "L"); layer[k] = res($0); if (!(k in seen)) { seen[k] = 1; order[n++] = k } }
             END {
                 for (i = 0; i < n; i++) {
                     k = order[i]; a = (k in plain) ? plain[k] : "-"; b = (k in layer) ? layer[k] : "-"
