@@ -1,31 +1,4 @@
-#!/usr/bin/env python3
-# perf/results/s5r/model.py (h11a model; reduce split balanced, see below) LIMITS.csv COMPARE.csv... -- the 2-rank bytes-moved
-# model of perf/RESULTS.md with inputs per size: `limits --sizes ... --csv`
-# rows cma_*_pair_gbps_N (both processes at once, N/2 per rank).
-#   allreduce  each rank: read-and-add N/2, write N/2       busbw = 1 / (0.5/RA + 0.5/W)
-#   reduce     root: read-and-add f N; other: read-and-add (1-f) N and write it (f = 36/64)
-#              t = max(f N/RA, (1-f) N (1/RA + 1/W)); claimed pieces (s5r) balance the
-#              two ranks, so f = f* where both are equal: f* = (1/RA+1/W)/(2/RA+1/W)
-#   allgather, alltoall  each rank: read N/2, memcpy N/2   busbw = 1 / (1/CP + 1/C)
-import csv, sys
-F = 36 / 64
-L = {r[0]: float(r[1]) for r in csv.reader(open(sys.argv[1])) if len(r) >= 2 and r[0] != 'metric'}
-d = {}
-for f in sys.argv[2:]:
-    for r in csv.DictReader(open(f)):
-        d[(r['library'], r['collective'], int(r['bytes']))] = float(r['busbw_gbps'])
-print("| collective | bytes | RA / W / CP / C | bound | Plexus | best MPI | Plexus / MPI | Plexus / bound | MPI / bound |")
-print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-for c in ['allreduce', 'allgather', 'alltoall', 'reduce']:
-    for N in sorted({k[2] for k in d if k[1] == c and k[0] == 'plexus'}):
-        g = lambda m: L[f'{m}_{N}']
-        RA, W, CP, C = g('cma_add_pair_gbps'), g('cma_write_pair_gbps'), g('cma_pair_gbps'), g('cma_copy_pair_gbps')
-        if c == 'allreduce': b = 1 / (0.5 / RA + 0.5 / W)
-        elif c == 'reduce':
-            F = (1 / RA + 1 / W) / (2 / RA + 1 / W)
-            b = 1 / max(F / RA, (1 - F) * (1 / RA + 1 / W))
-        else: b = 1 / (1 / CP + 1 / C)
-        p = d[('plexus', c, N)]
-        m = max(d.get(('openmpi', c, N), 0), d.get(('mpich', c, N), 0))
-        print(f"| {c} | {N >> 20} MiB | {RA:.2f} / {W:.2f} / {CP:.2f} / {C:.2f} | {b:.2f} | {p:.2f} | {m:.2f} | "
-              f"{p / m:.2f} | {p / b:.2f} | {m / b:.2f} |")
+#!/bin/sh
+# perf/results/s5r/model.py LIMITS.csv COMPARE.csv... -- h11a's 2-rank model with the reduce
+# split balanced by claimed pieces (s5r); kept so the commands in RESULTS still run.
+exec python3 "$(dirname "$0")/../h11a/model.py" --balanced "$@"
