@@ -18,7 +18,10 @@
  * single-copy collectives (direct, issue 11) run where the sweeps of
  * perf/RESULTS.md ("Issue 11") measured them fastest: allreduce and
  * allgather from 64 KiB at any size; reduce_scatter from 64 KiB on 3+ ranks
- * and from 4 MiB on 2; bcast, gather, scatter from 256 KiB on 2 ranks
+ * and from 32 KiB blocks on 2 (8 interleaved launches against the ring:
+ * 64 KiB-4 MiB totals 0.65-0.95x its time by first quartile, a 16 KiB
+ * block 1.19x; perf/RESULTS.md "Issue 11, 2 ranks: reduce_scatter direct
+ * from 32 KiB blocks"); bcast, gather, scatter from 256 KiB on 2 ranks
  * (with more ranks than cores and yielding waits binomial/linear won); reduce from 256 KiB
  * and alltoall from 64 KiB (one block) on 2 ranks (perf/RESULTS.md
  * "Issue 11, 2-rank data path": direct reduce beat reduce_scatter_gather
@@ -62,7 +65,7 @@ static const char DEFAULT_TUNE[] =
     "allreduce:0-32K@shm_slots,32K-inf/2-2@direct,64K-128K/1-3@direct,64K-128K/5-inf@direct,128K-inf@direct,"
     "0-inf@hier,0-16K@recursive_doubling,16K-inf@ring,0-inf@recursive_doubling;"
     "allgather:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-32K@bruck,32K-inf@ring;"
-    "reduce_scatter:0-16K/2-2@shm_slots,4M-inf/2-2@direct,64K-inf/3-inf@direct,0-16K@recursive_halving,16K-inf@ring,0-inf@ordered;"
+    "reduce_scatter:0-16K/2-2@shm_slots,32K-inf/2-2@direct,64K-inf/3-inf@direct,0-16K@recursive_halving,16K-inf@ring,0-inf@ordered;"
     "alltoall:0-16K/2-2@shm_slots,64K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-4K@linear,4K-inf@pairwise;"
     "gather:512-64K/2-2@shm_slots,256K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
     "scatter:1K-32K/2-2@shm_slots,256K-inf/2-2@direct,64K-inf/4-4@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"

@@ -156,6 +156,8 @@ run_kill() {
     fi
 }
 run_kill 2 auto allreduce 1 0
+run_kill 2 auto allreduce 0 0
+run_kill 2 auto reduce_scatter 1 0
 run_kill 4 auto allreduce 2 0
 run_kill 3 auto reduce_scatter 0 0
 run_kill 3 auto bcast 0 0
