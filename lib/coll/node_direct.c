@@ -100,30 +100,19 @@
  * meet saw every header; by induction every rank sees the difference or
  * the mark, and nobody touches a buffer).  The root still drains: its
  * buffers are read or written by every member.
- * Shared read (2-rank allgather and alltoall from DIRECT_TAIL_FROM, each
+ * Shared read (2-rank allgather and alltoall above DIRECT_WHOLE_MAX, each
  * rank on its own core, no progress thread).  Reading the peer's block is
  * most of a rank's time, and one rank is often 10-30 % slower than the other
  * for a whole launch (its core or its memory placement; per-phase probe in
  * perf/RESULTS.md "Issue 11, 2 ranks, allgather and alltoall: where the
- * time goes"), so the faster one waited in the drain.  A block above
- * DIRECT_WHOLE_MAX moves in DIRECT_PIECE_SOLO pieces numbered by a counter
- * in the reader's window:
+ * time goes"), so the faster one waited in the drain.  Now the block moves
+ * in DIRECT_PIECE_SOLO pieces numbered by a counter in the reader's window:
  * the reader claims pieces one at a time, and a rank done with its own work
  * claims the reader's remaining pieces and writes them into the reader's
  * recvbuf (process_vm_writev of its own input) instead of waiting.  The
  * reader resets its counter to seq << 24 in its turn, before publishing
  * the header (or to "none left" when it reads alone), so a claim from
  * another collective or from a rank that reads alone finds nothing.
- * Blocks of 1-2 MiB (DIRECT_TAIL_FROM..DIRECT_WHOLE_MAX) share only a tail:
- * the reader reads 7/8 of its block in one call, as unshared, and claims
- * what is left from the front in shrinking steps, while the faster rank
- * claims half of what is left from the back (claim_tail; the counter then
- * holds the unclaimed pages, first << 32 | end).  Pieces would cost the
- * reader a system call each (~3 us at 2 MiB, four 512 KiB pieces: 1.07x
- * the time in launches where the ranks run alike), and one rank ran slower
- * than the other for whole launches often enough to make the faster one
- * wait 28-37 us per call in the drain at 4 MiB (perf/RESULTS.md "Issue 11,
- * 2 ranks: alltoall 1-4 MiB, a shared tail").
  *
  * Closed numbers (the node-local phases of lib/coll/hier.c).  A phase
  * takes its number when its schedule is built: 1 + DIRECT_PHASES x the
@@ -194,9 +183,6 @@
                                           progress thread (PLX_DIRECT_PIECE unset): see setup;
                                           also the piece of a shared read */
 #define DIRECT_CLAIM_NONE (1ull << 23) /* shared read: a claim this far past seq << 24 gets nothing */
-#define DIRECT_TAIL_FROM (1u << 20)    /* shared read of a block this size up to DIRECT_WHOLE_MAX:
-                                          only a tail (see "Shared read") */
-#define DIRECT_TAIL_MIN  (64u << 10)   /* the smallest claim of a shared tail */
 
 enum { DIRECT_TURN = 0, DIRECT_MEET, DIRECT_WORK, DIRECT_DRAIN, DIRECT_DONE };
 enum { ADDR_IN = 0, ADDR_OUT, ADDR_AUX };
@@ -694,63 +680,23 @@ static int is_rooted(plx_coll_t c)
 
 /* Does this rank read its peer's block as a shared read (see "Shared
  * read")?  The same conditions as one call per copy segment (work), for a
- * segment from DIRECT_TAIL_FROM; the piece does not depend on the
+ * segment above DIRECT_WHOLE_MAX; the piece does not depend on the
  * datatype, which the members of an allgather need not agree on. */
 static int shared_read(const direct_op_t *op)
 {
     const struct node_direct *nd = op->nd;
     return nd->n == 2 && nd->spin && !op->comm->ctx->pt.running && !nd->piece_set &&
            (op->a.coll == PLX_COLL_ALLGATHER || op->a.coll == PLX_COLL_ALLTOALL) &&
-           op->bytes >= DIRECT_TAIL_FROM && op->bytes / DIRECT_PIECE_SOLO < DIRECT_CLAIM_NONE / 2;
-}
-
-/* A shared read of 1-2 MiB shares only its tail (claim_tail). */
-static int tail_only(const direct_op_t *op)
-{
-    return op->bytes <= DIRECT_WHOLE_MAX;
-}
-
-/* The claim word of a shared read, as the reader sets it in its turn. */
-static uint64_t claim_init(const direct_op_t *op, int shared)
-{
-    if (tail_only(op)) return shared ? (op->bytes + 4095) / 4096 : 0;   /* pages [0, end) */
-    return (op->seq << 24) + (shared ? 0 : DIRECT_CLAIM_NONE);
-}
-
-/* Claim the next part of member m's shared tail, in pages: m itself takes
- * 7/8 of what is left from the front (the first claim: almost the whole
- * block in one call), the other rank half of it from the back, each at
- * least DIRECT_TAIL_MIN. */
-static size_t claim_tail(const direct_op_t *op, int m, size_t *len)
-{
-    uint64_t *w = claim_of(op->nd->win[m]);
-    uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE), npg = (op->bytes + 4095) / 4096;
-    int front = m == op->nd->me;
-    for (;;) {
-        uint64_t lo = v >> 32, hi = v & 0xffffffffu;
-        if (lo >= hi) return (size_t)-1;
-        uint64_t rem = hi - lo, take = front ? rem / 8 * 7 + rem % 8 * 7 / 8 : rem / 2;
-        if (take < DIRECT_TAIL_MIN / 4096) take = DIRECT_TAIL_MIN / 4096;
-        if (take > rem) take = rem;
-        uint64_t nv = front ? ((lo + take) << 32 | hi) : (lo << 32 | (hi - take));
-        if (__atomic_compare_exchange_n(w, &v, nv, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-            uint64_t b = front ? lo : hi - take, e = b + take;
-            *len = (e == npg ? op->bytes : (size_t)e * 4096) - (size_t)b * 4096;
-            return (size_t)b * 4096;
-        }
-    }
+           op->bytes > DIRECT_WHOLE_MAX && op->bytes / DIRECT_PIECE_SOLO < DIRECT_CLAIM_NONE / 2;
 }
 
 /* Claim the next piece of member m's shared read of s: its offset in the
- * block and *len, or (size_t)-1 when none is left (or m reads alone). */
-static size_t claim(const direct_op_t *op, int m, size_t *len)
+ * block, or (size_t)-1 when none is left (or m reads alone). */
+static size_t claim(const direct_op_t *op, int m)
 {
-    if (tail_only(op)) return claim_tail(op, m, len);
     uint64_t k = __atomic_fetch_add(claim_of(op->nd->win[m]), 1, __ATOMIC_RELAXED) - (op->seq << 24);
     if (k >= DIRECT_CLAIM_NONE || k * DIRECT_PIECE_SOLO >= op->bytes) return (size_t)-1;
-    size_t at = (size_t)k * DIRECT_PIECE_SOLO;
-    *len = op->bytes - at < DIRECT_PIECE_SOLO ? op->bytes - at : DIRECT_PIECE_SOLO;
-    return at;
+    return (size_t)k * DIRECT_PIECE_SOLO;
 }
 
 /* 2-rank reductions share the work by claims instead of fixed slices: a
@@ -837,7 +783,8 @@ static int turn(direct_op_t *op)
     /* nobody claims from it now: the peer finished s-1 (drain) and starts s
      * only after the header below */
     if (nd->n == 2 && (a->coll == PLX_COLL_ALLGATHER || a->coll == PLX_COLL_ALLTOALL))
-        __atomic_store_n(claim_of(w), claim_init(op, shared_read(op)), __ATOMIC_RELAXED);
+        __atomic_store_n(claim_of(w), (op->seq << 24) + (shared_read(op) ? 0 : DIRECT_CLAIM_NONE),
+                         __ATOMIC_RELAXED);
     h->addr[ADDR_IN] = (uint64_t)(uintptr_t)in;
     h->addr[ADDR_OUT] = coll_in_place(a->rbuf) ? 0 : (uint64_t)(uintptr_t)a->rbuf;
     h->addr[ADDR_AUX] = (uint64_t)(uintptr_t)op->aux;
@@ -1129,11 +1076,12 @@ static int work(direct_op_t *op)
             /* my part is over: write the pieces of the peer's read that it
              * has not claimed yet, from my input into its recvbuf */
             int p = 1 - nd->me;
-            size_t len = 0, at = sh && nd->addr[p][ADDR_OUT] ? claim(op, p, &len) : (size_t)-1;
+            size_t at = sh && nd->addr[p][ADDR_OUT] ? claim(op, p) : (size_t)-1;
             if (at == (size_t)-1) {
                 op->phase = DIRECT_DRAIN;
                 return 1;
             }
+            size_t len = op->bytes - at < DIRECT_PIECE_SOLO ? op->bytes - at : DIRECT_PIECE_SOLO;
             const char *src = (const char *)op->in + (op->a.coll == PLX_COLL_ALLTOALL ? (size_t)p * op->bytes : 0);
             plx_status_t st = push(op, p, nd->addr[p][ADDR_OUT] + (size_t)nd->me * op->bytes + at, src + at, len);
             if (st != PLX_SUCCESS) {
@@ -1168,14 +1116,14 @@ static int work(direct_op_t *op)
         piece = l;
     if (sh && sg.kind == SEG_COPY && sg.peer != nd->me) {
         /* the peer may have written some pieces already (it claims them too) */
-        size_t cl = 0, at = claim(op, nd->me, &cl);
+        size_t at = claim(op, nd->me);
         if (at == (size_t)-1) {
             op->off = sg.len;
             return 1;
         }
         o = at;
         l = sg.len - at;
-        piece = cl;
+        piece = DIRECT_PIECE_SOLO;
         op->off = at;   /* below: past this piece; the next call claims again */
     }
     if (l > piece) l = piece;
