@@ -43,9 +43,15 @@
  * Rank 0 prints; every rank takes part (the graphs contain collectives).
  * Timing on a shared 2-core machine is noisy: compare within one run.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* sched_getcpu (--probe) */
+#endif
 #include <plexus.h>
 
 #include <errno.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -338,7 +344,43 @@ typedef struct lnode {
     int busy;
     float *grad;
     size_t n;
+    long tid;                  /* --probe: the thread that ran it last */
 } lnode_t;
+
+/* --probe: a thread's scheduler counters (/proc): ns on a CPU, ns runnable
+ * and waiting for one, voluntary and involuntary context switches. */
+typedef struct tstat { double run, wait; long vol, invol; } tstat_t;
+
+static tstat_t thread_stat(long tid)
+{
+    tstat_t t = { 0, 0, 0, 0 };
+    char path[96], line[256];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        unsigned long long r = 0, w = 0;
+        if (fscanf(f, "%llu %llu", &r, &w) == 2) {
+            t.run = (double)r * 1e-9;
+            t.wait = (double)w * 1e-9;
+        }
+        fclose(f);
+    }
+    snprintf(path, sizeof path, "/proc/self/task/%ld/status", tid);
+    if ((f = fopen(path, "r"))) {
+        while (fgets(line, sizeof line, f)) {
+            sscanf(line, "voluntary_ctxt_switches: %ld", &t.vol);
+            sscanf(line, "nonvoluntary_ctxt_switches: %ld", &t.invol);
+        }
+        fclose(f);
+    }
+    return t;
+}
+
+static void print_tdiff(const char *who, long tid, tstat_t a, tstat_t b)
+{
+    printf("    rank %d %-6s tid %ld: on cpu %.3f ms, runnable waiting %.3f ms, switches %ld voluntary %ld involuntary\n",
+           rank, who, tid, (b.run - a.run) * 1e3, (b.wait - a.wait) * 1e3, b.vol - a.vol, b.invol - a.invol);
+}
 
 static volatile double sink;
 
@@ -352,6 +394,7 @@ static void spin_work(long iters)
 static int layer_compute(void *arg)
 {
     lnode_t *l = arg;
+    l->tid = (long)syscall(SYS_gettid);
 #ifdef PR_SET_TIMERSLACK
     /* the default 50 us timer slack would lengthen every sleep (per thread) */
     static _Thread_local int slack_set;
@@ -396,7 +439,7 @@ static double spin_rate(void)
 }
 
 static void bench_overlap(const layer_t *layers, int nl, double scale, double layer_s, int iters,
-                          int kinds_mask, const char *policies, int gaps, int gaps_policy)
+                          int kinds_mask, const char *policies, int gaps, int gaps_policy, int probe)
 {
     float **grad = calloc((size_t)nl, sizeof *grad);
     size_t total = 0;
@@ -426,8 +469,10 @@ static void bench_overlap(const layer_t *layers, int nl, double scale, double la
      * in the caches, as in the graph (median of 3 passes) */
     double tb[3];
     double *b2b_one = calloc((size_t)nl, sizeof *b2b_one);   /* the last pass, for --dump */
+    tstat_t bm0 = { 0, 0, 0, 0 }, bm1 = bm0;   /* --probe: the main thread in the last pass */
     for (int r = 0; r < 3; r++) {
         plx_barrier(world);
+        if (r == 2 && probe) bm0 = thread_stat((long)syscall(SYS_gettid));
         double t0 = now();
         double t1 = t0;
         for (int i = 0; i < nl; i++) {
@@ -437,6 +482,7 @@ static void bench_overlap(const layer_t *layers, int nl, double scale, double la
             t1 = t2;
         }
         tb[r] = now() - t0;
+        if (r == 2 && probe) bm1 = thread_stat((long)syscall(SYS_gettid));
     }
     double b2b = agree(median(tb, 3));
     double per_layer = layer_s > 0 ? layer_s : scale * sum_comm / nl;
@@ -457,7 +503,7 @@ static void bench_overlap(const layer_t *layers, int nl, double scale, double la
         TRY(plx_graph_create(ctx, &g));
         plx_graph_node_t prev = -1, c, a;
         for (int i = 0; i < nl; i++) {
-            ln[i] = (lnode_t){ per_layer, (long)(per_layer * rate), kind, grad[i], layers[i].bytes / 4 };
+            ln[i] = (lnode_t){ per_layer, (long)(per_layer * rate), kind, grad[i], layers[i].bytes / 4, 0 };
             TRY(plx_graph_add_compute(g, layer_compute, &ln[i], &c));
             TRY(plx_graph_add_allreduce(g, PLX_IN_PLACE, grad[i], layers[i].bytes / 4, PLX_FLOAT32, PLX_AVG,
                                         world, &a));
@@ -529,6 +575,64 @@ static void bench_overlap(const layer_t *layers, int nl, double scale, double la
                        pn[gaps_policy], csum * 1e3, gsum * 1e3, gmax * 1e3, (lastar - s0) * 1e3);
             TRY(plx_graph_set_timing(g, 0));
         }
+        for (int pr = 0; pr < probe; pr++) {
+            /* --probe: one timed launch; per rank, the threads' scheduler
+             * counters and where the communication lost time against b2b */
+            TRY(plx_graph_set_policy(g, pv[gaps_policy]));
+            TRY(plx_graph_set_timing(g, 1));
+            long mtid = (long)syscall(SYS_gettid), wtid = ln[nl - 1].tid;
+            int cpu0 = sched_getcpu();
+            plx_barrier(world);
+            tstat_t m0 = thread_stat(mtid), w0 = thread_stat(wtid);
+            double t0 = now();
+            TRY(plx_graph_run(g));
+            double t1 = now();
+            tstat_t m1 = thread_stat(mtid), w1 = thread_stat(wtid);
+            int cpu1 = sched_getcpu();
+            double cs0, ce0, pe = 0, busy = 0, idle_gap = 0, over = 0, post_max = 0, post_sum = 0;
+            double slept = 0, chain_end = 0, first = 0, last = 0, excess = 0;
+            int on_main = 0;
+            TRY(plx_graph_node_times(g, 0, &cs0, &ce0));
+            for (int i = 0; i < nl; i++) {
+                double cs, ce, as, ae;
+                TRY(plx_graph_node_times(g, 2 * i, &cs, &ce));
+                TRY(plx_graph_node_times(g, 2 * i + 1, &as, &ae));
+                on_main += ln[i].tid == mtid;
+                slept += ce - cs;
+                over += (ce - cs) - ln[i].t;
+                if (ce > chain_end) chain_end = ce;
+                double post = as - ce;   /* ready -> posted */
+                post_sum += post;
+                if (post > post_max) post_max = post;
+                double st = i && pe > as ? pe : as;   /* its turn: posted and the previous one over */
+                if (i && as > pe) idle_gap += as - pe;
+                if (!i) first = as;
+                busy += ae - st;
+                excess += (ae - st) - b2b_one[i];
+                pe = ae;
+                if (ae > last) last = ae;
+            }
+            for (int r = 0; r < size; r++) {
+                plx_barrier(world);
+                if (r != rank) continue;
+                printf("  probe %d rank %d (%s, cpu %d->%d): launch %.2f ms; chain ends %.2f (slept %.2f, %.3f over "
+                       "the asked, %d layers on the main thread); allreduces %.2f-%.2f ms: in their turn %.2f "
+                       "(b2b's last pass %.2f, excess %.2f), no allreduce in flight %.2f; posted after ready: "
+                       "mean %.1f us, max %.1f us\n",
+                       pr, rank, pn[gaps_policy], cpu0, cpu1, (t1 - t0) * 1e3, (chain_end - cs0) * 1e3,
+                       slept * 1e3, over * 1e3, on_main, (first - cs0) * 1e3, (last - cs0) * 1e3, busy * 1e3,
+                       (busy - excess) * 1e3, excess * 1e3, idle_gap * 1e3, post_sum / nl * 1e6, post_max * 1e6);
+                if (pr == 0) {
+                    printf("    rank %d b2b's last pass %.2f ms: ", rank, tb[2] * 1e3);
+                    print_tdiff("main", mtid, bm0, bm1);
+                }
+                print_tdiff("main", mtid, m0, m1);
+                if (wtid != mtid) print_tdiff("worker", wtid, w0, w1);
+                fflush(stdout);
+            }
+            TRY(plx_graph_set_timing(g, 0));
+            plx_barrier(world);
+        }
         if (rank == 0) {
             printf("%-6s sum_compute %.2f ms (alone), b2b %.2f ms: ideal max() = %.2f ms; sum_comm %.2f ms "
                    "(cached): max() = %.2f ms\n", kind ? "busy" : "idle", sum_comp * 1e3, b2b * 1e3, ideal * 1e3,
@@ -566,7 +670,9 @@ static const char gb_usage[] =
     "  --layers FILE            -m overlap: \"name<TAB>bytes\" lines instead of ResNet-50's\n"
     "  --policies LIST          -m overlap: among comm_first,compute_first,fifo (default all)\n"
     "  --gaps, --dump           -m overlap: print idle gaps / every node's times\n"
-    "  --gaps-policy POLICY     the policy --gaps and --dump look at (default comm_first)\n"
+    "  --gaps-policy POLICY     the policy --gaps, --dump and --probe look at (default comm_first)\n"
+    "  --probe N                -m overlap: N more timed launches; per rank, the threads' scheduler\n"
+    "                           counters and the allreduces' time in their turn against b2b\n"
     "  -h, --help               this text\n";
 
 /* A whole number >= lo, or exit 2 naming the option. */
@@ -597,11 +703,11 @@ static double gb_pos(const char *opt, const char *s)
 int main(int argc, char **argv)
 {
     const char *mode = "overhead", *layers_file = NULL, *policies = "comm_first,compute_first,fifo";
-    int rounds = 5, iters = 5, kinds = 3, gaps = 0, gaps_policy = 0;
+    int rounds = 5, iters = 5, kinds = 3, gaps = 0, gaps_policy = 0, probe = 0;
     double tsec = 0.3, scale = 1.0, layer_s = 0;
     int sizes[16] = { 10, 100, 1000, 10000, 100000 }, nsizes = 5;
     enum { O_ROUNDS = 256, O_TIME, O_ITERS, O_SCALE, O_LAYERS, O_POLICIES, O_GAPS, O_DUMP, O_GAPS_POLICY,
-           O_COMPUTE, O_SIZES, O_LAYER_MS };
+           O_COMPUTE, O_SIZES, O_LAYER_MS, O_PROBE };
     static const struct option longopts[] = {
         { "mode", required_argument, NULL, 'm' }, { "rounds", required_argument, NULL, O_ROUNDS },
         { "time", required_argument, NULL, O_TIME }, { "iters", required_argument, NULL, O_ITERS },
@@ -609,7 +715,8 @@ int main(int argc, char **argv)
         { "policies", required_argument, NULL, O_POLICIES }, { "gaps", no_argument, NULL, O_GAPS },
         { "dump", no_argument, NULL, O_DUMP }, { "gaps-policy", required_argument, NULL, O_GAPS_POLICY },
         { "compute", required_argument, NULL, O_COMPUTE }, { "sizes", required_argument, NULL, O_SIZES },
-        { "layer-ms", required_argument, NULL, O_LAYER_MS }, { "help", no_argument, NULL, 'h' },
+        { "layer-ms", required_argument, NULL, O_LAYER_MS }, { "probe", required_argument, NULL, O_PROBE },
+        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
     int ch;
@@ -631,6 +738,7 @@ int main(int argc, char **argv)
         case O_LAYERS: layers_file = optarg; break;
         case O_POLICIES: policies = optarg; break;
         case O_GAPS: gaps = 1; break;
+        case O_PROBE: probe = gb_int("--probe", optarg, 0); break;
         case O_DUMP: gaps = 2; break;
         case O_GAPS_POLICY:
             if (!strcmp(optarg, "fifo")) gaps_policy = 2;
@@ -679,7 +787,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "overlap")) {
         int nl = (int)(sizeof resnet50 / sizeof resnet50[0]);
         layer_t *l = layers_file ? read_layers(layers_file, &nl) : NULL;
-        bench_overlap(l ? l : resnet50, nl, scale, layer_s, iters, kinds, policies, gaps, gaps_policy);
+        bench_overlap(l ? l : resnet50, nl, scale, layer_s, iters, kinds, policies, gaps, gaps_policy, probe);
         free(l);
     } else {
         fprintf(stderr, "graph_bench: unknown mode '%s'\n", mode);

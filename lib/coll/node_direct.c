@@ -1001,14 +1001,18 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
             PLX_CHECK(pull(op, m, into, nd->addr[m][ADDR_IN] + at, l));
             x = into;
         }
-        if (m == 1 && m == n - 1 && a->op == PLX_AVG) {
+        if (m == n - 1 && a->op == PLX_AVG) {
             /* the last step of an average: each chunk divided while still in
-             * L1, not in a second pass over the piece (same arithmetic) */
+             * L1, not in a second pass over the piece (same arithmetic; at
+             * 3+ ranks acc is divided before any copy to d, same bits) */
             size_t ch = DIRECT_AVG_CHUNK / op->es;
             for (size_t i = 0; i < cnt; i += ch) {
                 size_t k = cnt - i < ch ? cnt - i : ch, off = i * op->es;
-                plx_reduce_local3(acc + off, (const char *)first + off, (const char *)x + off, k, a->dt,
-                                  rop);
+                if (m == 1)
+                    plx_reduce_local3(acc + off, (const char *)first + off, (const char *)x + off, k, a->dt,
+                                      rop);
+                else
+                    plx_reduce_local(acc + off, (const char *)x + off, k, a->dt, rop);
                 plx_avg_finish(acc + off, k, a->dt, n);
             }
         } else if (m == 1) {
@@ -1019,7 +1023,7 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
     }
     if (n == 1 && !alias) memcpy(d, own, l);
     if (acc != d) memcpy(d, acc, l);
-    if (a->op == PLX_AVG && n != 2) plx_avg_finish(d, cnt, a->dt, n);
+    if (a->op == PLX_AVG && n == 1) plx_avg_finish(d, cnt, a->dt, n);
     if (remote) return push(op, sg->peer, nd->addr[sg->peer][sg->which] + sg->woff + o, d, l);
     for (int k = 1; sg->fanout && k < n; k++) {   /* starting after me: spread the writers */
         int m = (me + k) % n;

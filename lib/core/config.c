@@ -56,6 +56,8 @@ const plx_env_var_t plx_env_vars[] = {
       PLX_ENV_CHOICE, 0, 0, "caller|thread", PLX_CFG(progress_thread) },
     { "PLX_GRAPH_THREADS", "cores / ranks on the node (at least 1)", "task graphs: worker threads per context that run compute nodes (1-1024); started at the first plx_graph_compile, ended with the last graph",
       PLX_ENV_INT, 1, 1024 },
+    { "PLX_GRAPH_WORKER_SLICE_US", "100", "task graphs: the scheduler slice (Linux 6.12+ EEVDF: sched_setattr's sched_runtime, 100-100000 us) asked for each worker thread: shorter than the engine thread's, so a worker whose sleep or wait ended takes its core at once instead of after the rest of the engine thread's slice; 0 = the kernel's default",
+      PLX_ENV_REAL, 0, 1e5 },
     { "PLX_GRAPH_POLICY", "comm_first", "comm_first|compute_first|fifo - task graphs: the order of nodes that become ready together (communication first, compute first, or one node at a time in ready order, for measuring)",
       PLX_ENV_CHOICE, 0, 0, "comm_first|compute_first|fifo" },
     { "PLX_GRAPH_INLINE_US", "10", "task graphs: a compute node measured under this many microseconds (first run on a worker, then one launch in 16) executes inline in the thread driving the engine instead of on a worker; 0 = always on a worker",

@@ -37,11 +37,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define POOL_SPIN_POLLS 64       /* pure polls before yielding */
 #define POOL_SPIN_S     50e-6    /* then sched_yield this long before sleeping */
 #define POOL_MAX_THREADS 1024
+/* The slice asked for each worker (PLX_GRAPH_WORKER_SLICE_US): the kernel's
+ * minimum.  A worker whose node sleeps (a GPU kernel's wait) wakes on a
+ * core where the engine thread spins through a collective; with the
+ * default slice (0.7 ms x log2 of the CPUs) the woken worker waits for the
+ * rest of the engine thread's slice, up to a tick, before it runs (the
+ * compute chain then stalls); a shorter slice lets it preempt at once
+ * (perf/RESULTS.md, "graph_bench -m overlap: the workers' slice"). */
+#define POOL_SLICE_US 100.0
 
 typedef struct gpool {
     pthread_mutex_t mu;
@@ -51,6 +61,7 @@ typedef struct gpool {
     int nthreads;
     pthread_t *tids;
     int stop;
+    double slice_us;           /* PLX_GRAPH_WORKER_SLICE_US, 0: the kernel's default */
     int nsleeping;             /* workers in pthread_cond_wait */
     int nwake;                 /* of those, signalled and not yet awake */
     int nspinning;             /* workers looking for work without sleeping */
@@ -182,9 +193,35 @@ static int spin_for_work(gpool_t *p)
     }
 }
 
+/* PLX_GRAPH_WORKER_SLICE_US: ask the kernel for a shorter slice on this
+ * thread (EEVDF, Linux 6.12+: sched_attr.sched_runtime of a SCHED_OTHER
+ * thread is its slice; older kernels ignore it). */
+static void set_slice(double us)
+{
+#if defined(__linux__) && defined(SYS_sched_setattr)
+    struct {
+        uint32_t size, policy;
+        uint64_t flags;
+        int32_t nice;
+        uint32_t priority;
+        uint64_t runtime, deadline, period;
+    } at;
+    memset(&at, 0, sizeof at);
+    at.size = sizeof at;
+    at.policy = 0;   /* SCHED_OTHER */
+    at.nice = getpriority(PRIO_PROCESS, 0);
+    at.runtime = (uint64_t)(us * 1e3);
+    if (syscall(SYS_sched_setattr, 0, &at, 0) != 0)
+        plx_debug("plx_graph: worker slice %g us refused: %s", us, strerror(errno));
+#else
+    (void)us;
+#endif
+}
+
 static void *worker_main(void *arg)
 {
     gpool_t *p = arg;
+    if (p->slice_us > 0) set_slice(p->slice_us);
     pthread_mutex_lock(&p->mu);
     while (!p->stop) {
         if (p->whead) {
@@ -312,6 +349,8 @@ static gpool_t *pool_create(plx_context_t ctx, plx_status_t *st)
         return NULL;
     }
     p->ctx = ctx;
+    p->slice_us = POOL_SLICE_US;
+    if (plx_env_real("PLX_GRAPH_WORKER_SLICE_US", &p->slice_us) < 0) p->slice_us = POOL_SLICE_US;
     for (int i = 0; i < n; i++) {
         int rc = pthread_create(&p->tids[i], NULL, worker_main, p);
         if (rc != 0) {
