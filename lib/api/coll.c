@@ -180,7 +180,8 @@ static __attribute__((noinline)) plx_status_t run_coll_driving(plx_comm_t comm, 
  * the caches and the transports are shared with other threads and the
  * progress thread): every blocking collective.  Arguments already checked.
  * Caller-driven progress (the default) tests pt.running once and nothing
- * else of the hand-over (it cost ~7 instructions per call in place). */
+ * else of the hand-over (in place it cost 5 more instructions per call,
+ * perf/RESULTS.md session s7s). */
 static plx_status_t run_coll(plx_comm_t comm, const coll_args_t *a)
 {
     if (coll_skips(comm, a)) return PLX_SUCCESS;
