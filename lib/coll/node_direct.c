@@ -237,6 +237,8 @@ struct node_direct {
     double work_s;                   /* this rank's work time in the last collective */
     int broken;
     plx_status_t broken_status;
+    int hdr_open;                    /* the last collective ended without the drain's wait
+                                      * (a star's non-root): members may still copy its header */
     struct direct_close *close;      /* numbers this rank ended without the drain (above) */
     int nclose, close_cap;
     uint64_t cs64;                   /* the last phase's schedule number, widened to 64 bits */
@@ -778,8 +780,11 @@ static int turn(direct_op_t *op)
     unsigned char *w = nd->win[nd->me];
     direct_hdr_t *h = hdr_of(w);
     /* (done of s-1 before any field of this header: a star collective's
-     * member may still copy the header of s-1, see meet) */
-    __atomic_thread_fence(__ATOMIC_RELEASE);
+     * member may still copy the header of s-1, see meet.  Only after a
+     * collective that skipped the drain's wait: one that waited saw every
+     * member's done >= s-1 (acquire), stored after its last read of this
+     * header, so nobody reads it any more) */
+    if (nd->hdr_open) __atomic_thread_fence(__ATOMIC_RELEASE);
     /* nobody claims from it now: the peer finished s-1 (drain) and starts s
      * only after the header below */
     if (nd->n == 2 && (a->coll == PLX_COLL_ALLGATHER || a->coll == PLX_COLL_ALLTOALL))
@@ -1157,6 +1162,7 @@ static int drain(direct_op_t *op)
     }
     /* a non-root of a star collective: nobody touches its buffers (above) */
     int wait = !op->star || nd->me == op->a.root;
+    nd->hdr_open = !wait;   /* then the next turn fences (turn) */
     /* (a header above s: that member took no part in s, see meet) */
     for (; wait && op->next < nd->n; op->next++)
         if (__atomic_load_n(done_of(nd->win[op->next]), __ATOMIC_ACQUIRE) < op->seq &&

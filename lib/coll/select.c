@@ -13,7 +13,15 @@
  * defaults"): shm_slots wins every size it can carry for allreduce,
  * allgather and barrier at 2 and 4 ranks; for bcast and reduce only at 2
  * ranks (with more ranks than cores its two-deep slot pipeline stalls the
- * root while p2p eager rings let it run ahead, so binomial wins).  The
+ * root while p2p eager rings let it run ahead, so binomial wins), but for
+ * reduce at 4 ranks from 16 KiB: there binomial's copies through the
+ * rings (in, out, then reduce, with a forwarding rank between) cost more
+ * than the stall, 10.6-12 us against 12-32 at 16 KiB and 12-16 against
+ * 21-52 at 32 KiB, 8 interleaved launches each, while at 2-8 KiB binomial
+ * stays faster (slots 8.5 us at 8 KiB, binomial 5.4-8.1; perf/RESULTS.md
+ * "Issue 11: reduce <= 64 KiB", session s7s).  Reduce at 2 ranks through
+ * 32 KiB (the default slot holds 34496 bytes): 3.8 us against binomial's
+ * 3.9-9.7.  The
  * schedule thresholds come from the same sweeps at 2 ranks.  The
  * single-copy collectives (direct, issue 11) run where the sweeps of
  * perf/RESULTS.md ("Issue 11") measured them fastest: allreduce and
@@ -61,7 +69,7 @@
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
     "bcast:0-32K/2-2@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
-    "reduce:0-32K/2-2@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather,0-inf@ordered;"
+    "reduce:0-33K/2-2@shm_slots,16K-65K/4-4@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather,0-inf@ordered;"
     "allreduce:0-32K@shm_slots,32K-inf/2-2@direct,64K-128K/1-3@direct,64K-128K/5-inf@direct,128K-inf@direct,"
     "0-inf@hier,0-16K@recursive_doubling,16K-inf@ring,0-inf@recursive_doubling;"
     "allgather:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-32K@bruck,32K-inf@ring;"
