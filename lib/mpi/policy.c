@@ -108,14 +108,15 @@ static const route_row_t default_rows[] = {
 /* against MPICH 4.0 (ch4:ucx; it polls busily, so oversubscribed it is
  * many times slower than Plexus at most sizes).  Remade 2026-12-02 (branch
  * s7m) like the Open MPI table above.  Left with MPI, measured slower or
- * mixed on 2 ranks: bcast 32K (0.80-2.83), alltoall 32K (1.16-1.19),
+ * mixed on 2 ranks: bcast 8 B (0.54-1.12) and 32K (0.80-2.83), alltoall 32K (1.16-1.19),
  * 256K (0.90-0.94, but 512K 1.02-1.05 in h15g's runs: a third row for
- * one size was not worth it) and 2M (0.94-0.96: noise), gather 8-64 B (1.08-1.16), scatter 8-512 B
+ * one size was not worth it) and 2M (0.94-0.96: noise), gather 8-64 B (1.08-1.16), 512 B-4K (0.67-1.36 over
+ * the two runs) and 256K (0.93-1.02), scatter 8-512 B
  * (0.83-1.29) and 256K (1.00-1.02). */
 static const route_row_t default_rows[] = {
     { PM_BARRIER, 2, 2, 0, ANY },                   /* 0.20-0.22 (s7m) */
     { PM_ALLREDUCE, 2, MANY, 0, ANY },              /* 0.18-0.71 (s7m, 2 ranks); 0.12-0.99 (4 ranks) */
-    { PM_BCAST, 2, 2, 0, 8 * KB },                  /* 0.44-0.79 (s7m) */
+    { PM_BCAST, 2, 2, 64, 8 * KB },                 /* 0.40-0.79 (s7m; 8 B 0.54-1.12 in the check) */
     { PM_BCAST, 2, 2, 256 * KB, ANY },              /* 0.49-0.68 (s7m) */
     { PM_BCAST, 3, 3, 32 * KB, 1 * MB },            /* 0.00-1.02 (earlier; 3 ranks not rerun) */
     { PM_BCAST, 4, MANY, 0, 1 * KB },               /* 0.00-0.03 (s7m; 4K 0.35-25.8) */
@@ -130,7 +131,8 @@ static const route_row_t default_rows[] = {
     { PM_REDUCE, 4, MANY, 0, ANY },                 /* 0.19-0.99 (s7m; 32K 0.46-0.99) */
     { PM_REDUCE_SCATTER, 2, 2, 0, ANY },            /* 0.07-0.76 (s7m) */
     { PM_REDUCE_SCATTER, 3, MANY, 256 * KB, ANY },  /* 0.02-0.16 (directly) */
-    { PM_GATHER, 2, 2, 512, ANY },                  /* 0.45-0.96 (s7m) */
+    { PM_GATHER, 2, 2, 32 * KB, 64 * KB },          /* 0.41-0.47 (s7m) */
+    { PM_GATHER, 2, 2, 2 * MB, ANY },               /* 0.53-0.77 (s7m) */
     { PM_GATHER, 3, MANY, 256 * KB, ANY },          /* 0.01-0.03 (directly) */
     { PM_SCATTER, 2, 2, 4 * KB, 64 * KB },          /* 0.53-0.94 (s7m) */
     { PM_SCATTER, 2, 2, 2 * MB, ANY },              /* 0.61-0.66 (s7m) */
