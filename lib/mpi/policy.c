@@ -98,7 +98,8 @@ static const route_row_t default_rows[] = {
     { PM_REDUCE, 4, MANY, 512, 8 * KB },            /* 0.13-0.29 (s7m; 8-64 B 0.68-1.45) */
     { PM_REDUCE, 4, MANY, 2 * MB, ANY },            /* 0.48-0.82 (s7m; 32K 0.73-1.27, 256K 0.93-1.44) */
     { PM_REDUCE_SCATTER, 2, 2, 0, ANY },            /* 0.10-0.98 (s7m; 8-512 B 0.67-0.98) */
-    { PM_REDUCE_SCATTER, 3, MANY, 256 * KB, ANY },  /* 0.15-0.44 (directly) */
+    { PM_REDUCE_SCATTER, 3, 3, 256 * KB, ANY },     /* 0.15-0.44 (directly; 3 ranks not rerun) */
+    { PM_REDUCE_SCATTER, 4, MANY, 32 * KB, ANY },   /* 0.16-0.87 (s7m; 4K 0.94-1.04, 64-512 B 1.17-2.29) */
     { PM_GATHER, 2, 2, 4 * KB, 8 * KB },            /* 0.56-0.65 (s7m) */
     { PM_GATHER, 2, 2, 2 * MB, ANY },               /* 0.50-0.85 (s7m) */
     { PM_SCATTER, 2, 2, 4 * KB, 8 * KB },           /* 0.55-0.59 (s7m) */
@@ -130,7 +131,8 @@ static const route_row_t default_rows[] = {
     { PM_REDUCE, 3, 3, 4 * KB, ANY },               /* 0.01-0.31 (earlier; 3 ranks not rerun) */
     { PM_REDUCE, 4, MANY, 0, ANY },                 /* 0.19-0.99 (s7m; 32K 0.46-0.99) */
     { PM_REDUCE_SCATTER, 2, 2, 0, ANY },            /* 0.07-0.76 (s7m) */
-    { PM_REDUCE_SCATTER, 3, MANY, 256 * KB, ANY },  /* 0.02-0.16 (directly) */
+    { PM_REDUCE_SCATTER, 3, 3, 256 * KB, ANY },     /* 0.02-0.16 (directly; 3 ranks not rerun) */
+    { PM_REDUCE_SCATTER, 4, MANY, 0, ANY },         /* 0.15-0.69 (s7m) */
     { PM_GATHER, 2, 2, 32 * KB, 64 * KB },          /* 0.41-0.47 (s7m) */
     { PM_GATHER, 2, 2, 2 * MB, ANY },               /* 0.53-0.77 (s7m) */
     { PM_GATHER, 3, MANY, 256 * KB, ANY },          /* 0.01-0.03 (directly) */
