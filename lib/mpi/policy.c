@@ -102,6 +102,8 @@ static const route_row_t default_rows[] = {
     { PM_REDUCE_SCATTER, 4, MANY, 32 * KB, ANY },   /* 0.16-0.87 (s7m; 4K 0.94-1.04, 64-512 B 1.17-2.29) */
     { PM_GATHER, 2, 2, 4 * KB, 8 * KB },            /* 0.56-0.65 (s7m) */
     { PM_GATHER, 2, 2, 2 * MB, ANY },               /* 0.50-0.85 (s7m) */
+    { PM_GATHER, 4, MANY, 4 * KB, 64 * KB },        /* 0.36-0.86 (s7m; 512 B 0.76-0.97, 256K 1.00-1.13) */
+    { PM_GATHER, 4, MANY, 2 * MB, ANY },            /* 0.59-0.70 (s7m) */
     { PM_SCATTER, 2, 2, 4 * KB, 8 * KB },           /* 0.55-0.59 (s7m) */
     { PM_SCATTER, 2, 2, 2 * MB, ANY },              /* 0.59-0.75 (s7m) */
 };
@@ -135,7 +137,9 @@ static const route_row_t default_rows[] = {
     { PM_REDUCE_SCATTER, 4, MANY, 0, ANY },         /* 0.15-0.69 (s7m) */
     { PM_GATHER, 2, 2, 32 * KB, 64 * KB },          /* 0.41-0.47 (s7m) */
     { PM_GATHER, 2, 2, 2 * MB, ANY },               /* 0.53-0.77 (s7m) */
-    { PM_GATHER, 3, MANY, 256 * KB, ANY },          /* 0.01-0.03 (directly) */
+    { PM_GATHER, 3, 3, 256 * KB, ANY },             /* 0.01-0.03 (directly; 3 ranks not rerun) */
+    { PM_GATHER, 4, MANY, 0, 1 * KB },              /* 0.50-0.60 (s7m) */
+    { PM_GATHER, 4, MANY, 256 * KB, ANY },          /* 0.06-0.59 (s7m; 4K-32K 0.50-0.99: one 4 ms tick) */
     { PM_SCATTER, 2, 2, 4 * KB, 64 * KB },          /* 0.53-0.94 (s7m) */
     { PM_SCATTER, 2, 2, 2 * MB, ANY },              /* 0.61-0.66 (s7m) */
     { PM_SCATTER, 3, MANY, 256 * KB, ANY },         /* 0.00-0.04 (directly) */
