@@ -113,11 +113,14 @@ static const route_row_t default_rows[] = {
 /* against MPICH 4.0 (ch4:ucx; it polls busily, so oversubscribed it is
  * many times slower than Plexus at most sizes).  Remade 2026-12-02 (branch
  * s7m) like the Open MPI table above.  Left with MPI, measured slower or
- * mixed on 2 ranks: bcast 8 B (0.54-1.12) and 32K (0.80-2.83), alltoall 32K (1.16-1.19),
- * 256K (0.90-0.94, but 512K 1.02-1.05 in h15g's runs: a third row for
- * one size was not worth it) and 2M (0.94-0.96: noise), gather 8-64 B (1.08-1.16), 512 B-4K (0.67-1.36 over
- * the two runs) and 256K (0.93-1.02), scatter 8-512 B
- * (0.83-1.29) and 256K (1.00-1.02). */
+ * mixed on 2 ranks: bcast 8 B (0.54-1.12) and 32K (0.80-2.83), alltoall
+ * 32K (1.16-1.19), 256K (0.90-0.94, but 512K 1.02-1.05 in h15g's runs: a
+ * row for one size was not worth it) and 2M (0.94-0.96: noise), gather
+ * 8-64 B (1.08-1.16), 512 B-4K (0.67-1.36 over two runs) and 256K
+ * (0.93-1.02), scatter 8-512 B (0.83-1.29) and 256K (1.00-1.02).  On 4
+ * ranks (4 spinning ranks on 2 cores) a call takes whole 4 ms scheduler
+ * ticks, so ratios come in steps (0.50, 0.25); left with MPI there:
+ * bcast 4K (0.35-25.8), gather 4K-32K (0.50-0.99). */
 static const route_row_t default_rows[] = {
     { PM_BARRIER, 2, 2, 0, ANY },                   /* 0.20-0.22 (s7m) */
     { PM_ALLREDUCE, 2, MANY, 0, ANY },              /* 0.18-0.71 (s7m, 2 ranks); 0.12-0.99 (4 ranks) */
