@@ -79,8 +79,10 @@ typedef struct route_row {
  * 32K (0.98-3.57), allgather from 32K (0.78-1.95 at 32K, 0.95-0.99 above:
  * noise), alltoall except 4K (0.91-2.14; 256K-16M 0.90-1.00), reduce 8-64 B
  * (0.80-1.18), gather and scatter below 4K (1.1-2.5) and 32K-256K (0.92-1.77,
- * 1.00-1.04).  The 3+ rows from 4-rank runs start at 4 ranks; 3 ranks keep
- * the rows of the earlier measurements (not rerun at 3). */
+ * 1.00-1.04).  On 4 ranks: alltoall (1.03-2.50 at most sizes; 32K and 2M
+ * won alone between losses), barrier (not measured), and the sizes named
+ * in the rows' comments.  The rows made from 4-rank runs start at 4 ranks;
+ * 3 ranks keep the rows of the earlier measurements (not rerun at 3). */
 static const route_row_t default_rows[] = {
     { PM_BARRIER, 2, 2, 0, ANY },                   /* 0.70-0.76 (s7m) */
     { PM_ALLREDUCE, 2, 2, 0, ANY },                 /* 0.43-0.87 (s7m) */
