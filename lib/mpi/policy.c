@@ -50,12 +50,15 @@ const char *pm_coll_name(pm_coll_t coll)
  * the whole result of allgather/gather, the whole send buffer of
  * scatter/reduce_scatter, the whole exchanged buffer of alltoall, the
  * message otherwise (the v-forms: the sum of all blocks).  A row is here
- * only where Plexus measured faster than this MPI, through the layer or
- * directly, consistently (perf/RESULTS.md, issue 15: the quiet window of
- * 2026-12-01 and the interleaved runs after the layer's per-call cost was
- * cut); everything unmeasured or mixed stays with MPI (barrier, gather and
- * scatter under Open MPI, the v-forms, scan, exscan) unless PLX_MPI_COLLS
- * names it.  The comments give Plexus' time over the MPI's. */
+ * only where Plexus measured faster than this MPI through the layer in
+ * every launch (perf/RESULTS.md, issue 15: "the routing table from
+ * measurements", branch s7m, 2026-12-02: perf/compare --mpi-layer
+ * --layer-only with PLX_MPI_COLLS=all, 3 launches per cell, 2 and 4 ranks;
+ * rows marked "earlier" or "directly" are from the quiet window of
+ * 2026-12-01 and the direct runs, not remeasured); everything unmeasured
+ * or mixed stays with MPI (the v-forms, scan, exscan, and the cells named
+ * above each table) unless PLX_MPI_COLLS names it.  The comments give
+ * Plexus' time over the MPI's: the range over the launches and sizes. */
 typedef struct route_row {
     pm_coll_t coll;
     int min_ranks, max_ranks;
@@ -67,45 +70,91 @@ typedef struct route_row {
 #define ANY SIZE_MAX
 #define MANY (1 << 30)
 #if defined(OPEN_MPI)
-/* against Open MPI 4.1 (vader).  Left with MPI for what was measured
- * slower: bcast below 512 B (1.1-3.7) and on 3+ ranks (1.75 at 512 B),
- * alltoall (1.3-2.3), reduce (1.2-2.3); and for what was mixed: allgather
- * on 2 ranks (0.95-2.05 quiet, 0.3-0.9 under load), bcast from 8K (from
- * 1 MiB on 2 ranks: 0.54-0.70 directly, 0.83-8 through the layer under
- * load), barrier (0.4-2.2). */
+/* against Open MPI 4.1 (vader).  Remade 2026-12-02 (branch s7m) from
+ * in-process A/B with every collective routed (perf/results/s7m/all-*.txt:
+ * 3 launches per cell, 8 B-16 MiB x8): a size range is routed only where
+ * every launch had Plexus faster (ratio below 1), from the first such
+ * measured size to twice the last one (to ANY when 16 MiB won).  Left with
+ * MPI, measured slower or mixed on 2 ranks: bcast 8-64 B (0.97-1.88) and
+ * 32K (0.98-3.57), allgather from 32K (0.78-1.95 at 32K, 0.95-0.99 above:
+ * noise), alltoall except 4K (0.91-2.14; 256K-16M 0.90-1.00), reduce 8-64 B
+ * (0.80-1.18), gather and scatter below 4K (1.1-2.5) and 32K-256K (0.92-1.77,
+ * 1.00-1.04).  On 4 ranks: alltoall (1.03-2.50 at most sizes; 32K and 2M
+ * won alone between losses), barrier (not measured), and the sizes named
+ * in the rows' comments.  The rows made from 4-rank runs start at 4 ranks;
+ * 3 ranks keep the rows of the earlier measurements (not rerun at 3). */
 static const route_row_t default_rows[] = {
-    { PM_ALLREDUCE, 2, 2, 0, ANY },                 /* 0.19-0.90 through the layer */
-    { PM_ALLREDUCE, 3, MANY, 4 * KB, 16 * KB },     /* 0.22-0.71; 512 B mixed (1.25 in one process), 1.2-6x from 32K */
-    { PM_BCAST, 2, 2, 512, 8 * KB },                /* 0.28-0.54 at 512 B, 0.03-0.36 at 4K */
-    { PM_ALLGATHER, 3, MANY, 16 * KB, 64 * KB },    /* 0.30 at 32K (0.55-1.04 under load) */
-    { PM_REDUCE_SCATTER, 2, 2, 1 * MB, ANY },       /* 0.11-0.20 (directly) */
-    { PM_REDUCE_SCATTER, 3, MANY, 256 * KB, ANY },  /* 0.15-0.44 (directly) */
+    { PM_BARRIER, 2, 2, 0, ANY },                   /* 0.70-0.76 (s7m) */
+    { PM_ALLREDUCE, 2, 2, 0, ANY },                 /* 0.43-0.87 (s7m) */
+    { PM_ALLREDUCE, 3, 3, 4 * KB, 16 * KB },        /* 0.22-0.71 (earlier; 3 ranks not rerun) */
+    { PM_ALLREDUCE, 4, MANY, 512, ANY },            /* 0.41-0.96 (s7m; 8-64 B 1.64-1.79) */
+    { PM_BCAST, 2, 2, 512, 8 * KB },                /* 0.13-0.32 (s7m) */
+    { PM_BCAST, 2, 2, 256 * KB, ANY },              /* 0.52-0.83 (s7m) */
+    { PM_BCAST, 4, MANY, 512, 8 * KB },             /* 0.13-0.26 (s7m; 8-64 B 0.97-1.48) */
+    { PM_BCAST, 4, MANY, 2 * MB, ANY },             /* 0.58-0.93 (s7m; 32K 0.59-1.10, 256K 1.00-1.42) */
+    { PM_ALLGATHER, 2, 2, 0, 8 * KB },              /* 0.81-0.99 (s7m) */
+    { PM_ALLGATHER, 3, 3, 16 * KB, 64 * KB },       /* 0.30 at 32K (earlier; 3 ranks not rerun) */
+    { PM_ALLGATHER, 4, MANY, 4 * KB, 64 * KB },     /* 0.44-0.89 (s7m; 64-512 B 1.17-1.71; 256K-16M 0.48-0.99, then 0.50-1.18 in the check) */
+    { PM_ALLTOALL, 2, 2, 4 * KB, 8 * KB },          /* 0.78-0.84 (s7m; 512 B 0.99-1.10, 32K 0.94-2.14) */
+    { PM_REDUCE, 2, 2, 512, ANY },                  /* 0.15-0.86 (s7m) */
+    { PM_REDUCE, 4, MANY, 512, 8 * KB },            /* 0.13-0.29 (s7m; 8-64 B 0.68-1.45) */
+    { PM_REDUCE, 4, MANY, 2 * MB, ANY },            /* 0.48-0.82 (s7m; 32K 0.73-1.27, 256K 0.93-1.44) */
+    { PM_REDUCE_SCATTER, 2, 2, 0, ANY },            /* 0.10-0.98 (s7m; 8-512 B 0.67-0.98) */
+    { PM_REDUCE_SCATTER, 3, 3, 256 * KB, ANY },     /* 0.15-0.44 (directly; 3 ranks not rerun) */
+    { PM_REDUCE_SCATTER, 4, MANY, 32 * KB, ANY },   /* 0.16-0.87 (s7m; 4K 0.94-1.04, 64-512 B 1.17-2.29) */
+    { PM_GATHER, 2, 2, 4 * KB, 8 * KB },            /* 0.56-0.65 (s7m) */
+    { PM_GATHER, 2, 2, 2 * MB, ANY },               /* 0.50-0.85 (s7m) */
+    { PM_GATHER, 4, MANY, 4 * KB, 64 * KB },        /* 0.36-0.86 (s7m; 512 B 0.76-0.97, 256K 1.00-1.13) */
+    { PM_GATHER, 4, MANY, 2 * MB, ANY },            /* 0.59-0.70 (s7m) */
+    { PM_SCATTER, 2, 2, 4 * KB, 8 * KB },           /* 0.55-0.59 (s7m) */
+    { PM_SCATTER, 2, 2, 2 * MB, ANY },              /* 0.59-0.75 (s7m) */
+    { PM_SCATTER, 4, MANY, 64, 64 * KB },           /* 0.12-0.95 (s7m) */
+    { PM_SCATTER, 4, MANY, 2 * MB, ANY },           /* 0.60-0.98 (s7m; 256K 1.17-1.45) */
 };
 #else
 /* against MPICH 4.0 (ch4:ucx; it polls busily, so oversubscribed it is
- * many times slower than Plexus at most sizes).  Left with MPI for what
- * was measured slower or mixed: bcast at 8 B and 1K-128K on 2 ranks, below
- * 32K (7-90x under load) and from 1M on 3+ ranks, allgather at 1K-16K and
- * from 16M on 2 ranks, alltoall from 32K on 2 ranks (in-process A/B:
- * 1.13 at 32K, 0.92 at 256K but 1.02-1.05 at 512K; 1.1-1.8 directly from 1M),
- * reduce below 32K on 2 ranks and below 4K on 3+. */
+ * many times slower than Plexus at most sizes).  Remade 2026-12-02 (branch
+ * s7m) like the Open MPI table above.  Left with MPI, measured slower or
+ * mixed on 2 ranks: bcast 8 B (0.54-1.12) and 32K (0.80-2.83), alltoall
+ * 32K (1.16-1.19), 256K (0.90-0.94, but 512K 1.02-1.05 in h15g's runs: a
+ * row for one size was not worth it) and 2M (0.94-0.96: noise), gather
+ * 8-64 B (1.08-1.16), 512 B-4K (0.67-1.36 over two runs) and 256K
+ * (0.93-1.02), scatter 8-512 B (0.83-1.29) and 256K (1.00-1.02).  On 4
+ * ranks (4 spinning ranks on 2 cores) a call takes whole 4 ms scheduler
+ * ticks, so ratios come in steps (0.50, 0.25); left with MPI there:
+ * bcast 4K (0.35-25.8), gather 4K-32K (0.50-0.99). */
 static const route_row_t default_rows[] = {
-    { PM_BARRIER, 2, 2, 0, ANY },                   /* 0.22-0.53 */
-    { PM_ALLREDUCE, 2, MANY, 0, ANY },              /* 0.00-0.62 */
-    { PM_BCAST, 2, 2, 64, 1 * KB },                 /* 0.32-0.79 */
-    { PM_BCAST, 2, 2, 256 * KB, ANY },              /* 0.01-0.88 */
-    { PM_BCAST, 3, MANY, 32 * KB, 1 * MB },         /* 0.00-1.02 */
-    { PM_ALLGATHER, 2, 2, 0, 1 * KB },              /* 0.20-0.86 (1.03 at 8 B quiet) */
-    { PM_ALLGATHER, 2, 2, 32 * KB, 16 * MB },       /* 0.10-0.99; 16M mixed (0.72 directly, 1.40 under load) */
+    { PM_BARRIER, 2, 2, 0, ANY },                   /* 0.20-0.22 (s7m) */
+    { PM_ALLREDUCE, 2, MANY, 0, ANY },              /* 0.18-0.71 (s7m, 2 ranks); 0.12-0.99 (4 ranks) */
+    { PM_BCAST, 2, 2, 64, 8 * KB },                 /* 0.40-0.79 (s7m; 8 B 0.54-1.12 in the check) */
+    { PM_BCAST, 2, 2, 256 * KB, ANY },              /* 0.49-0.68 (s7m) */
+    { PM_BCAST, 3, 3, 32 * KB, 1 * MB },            /* 0.00-1.02 (earlier; 3 ranks not rerun) */
+    { PM_BCAST, 4, MANY, 0, 1 * KB },               /* 0.00-0.03 (s7m; 4K 0.35-25.8) */
+    { PM_BCAST, 4, MANY, 32 * KB, ANY },            /* 0.00-0.82 (s7m) */
+    { PM_ALLGATHER, 2, 2, 0, ANY },                 /* 0.39-0.95 (s7m) */
     { PM_ALLGATHER, 3, MANY, 0, ANY },              /* 0.00-0.46 */
-    { PM_ALLTOALL, 2, 2, 0, 32 * KB },              /* 0.66-0.82 (in-process A/B, 2026-12-02) */
+    { PM_ALLTOALL, 2, 2, 0, 32 * KB },              /* 0.42-0.64 (s7m; 8K 0.81-0.90 in h15g) */
+    { PM_ALLTOALL, 2, 2, 16 * MB, ANY },            /* 0.85-0.89 (s7m) */
     { PM_ALLTOALL, 3, MANY, 0, ANY },               /* 0.01-0.69 */
-    { PM_REDUCE, 2, 2, 32 * KB, ANY },              /* 0.09-0.37 */
-    { PM_REDUCE, 3, MANY, 4 * KB, ANY },            /* 0.01-0.31 */
-    { PM_REDUCE_SCATTER, 2, 2, 1 * MB, ANY },       /* 0.35-0.66 (directly) */
-    { PM_REDUCE_SCATTER, 3, MANY, 256 * KB, ANY },  /* 0.02-0.16 (directly) */
-    { PM_GATHER, 3, MANY, 256 * KB, ANY },          /* 0.01-0.03 (directly) */
-    { PM_SCATTER, 3, MANY, 256 * KB, ANY },         /* 0.00-0.04 (directly) */
+    { PM_REDUCE, 2, 2, 0, ANY },                    /* 0.07-0.62 (s7m) */
+    /* 0.01-0.31 (earlier); s7m at 4 ranks: 4K-16M 0.18-1.00; below 4K
+     * 0.50-0.86 with every collective routed but launches at 1.00 (a tick)
+     * in the check of the new table: left to MPI */
+    { PM_REDUCE, 3, MANY, 4 * KB, ANY },
+    { PM_REDUCE_SCATTER, 2, 2, 0, ANY },            /* 0.07-0.76 (s7m) */
+    { PM_REDUCE_SCATTER, 3, 3, 256 * KB, ANY },     /* 0.02-0.16 (directly; 3 ranks not rerun) */
+    { PM_REDUCE_SCATTER, 4, MANY, 0, ANY },         /* 0.15-0.69 (s7m) */
+    { PM_GATHER, 2, 2, 32 * KB, 64 * KB },          /* 0.41-0.47 (s7m) */
+    { PM_GATHER, 2, 2, 2 * MB, ANY },               /* 0.53-0.77 (s7m) */
+    { PM_GATHER, 3, 3, 256 * KB, ANY },             /* 0.01-0.03 (directly; 3 ranks not rerun) */
+    { PM_GATHER, 4, MANY, 0, 1 * KB },              /* 0.50-0.60 (s7m) */
+    { PM_GATHER, 4, MANY, 256 * KB, ANY },          /* 0.06-0.59 (s7m; 4K-32K 0.50-0.99: one 4 ms tick) */
+    { PM_SCATTER, 2, 2, 4 * KB, 64 * KB },          /* 0.53-0.94 (s7m) */
+    { PM_SCATTER, 2, 2, 2 * MB, ANY },              /* 0.61-0.66 (s7m) */
+    /* 0.00-0.04 (directly); kept: s7m at 4 ranks 0.50-1.00 (2M: one
+     * launch at 1.00, a 4 ms tick), the old table's run 0.50-0.98 */
+    { PM_SCATTER, 3, MANY, 256 * KB, ANY },
+    { PM_SCATTER, 4, MANY, 0, 64 * KB },            /* 0.00-0.24 (s7m) */
 };
 #endif
 
