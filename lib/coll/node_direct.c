@@ -1043,7 +1043,7 @@ static int work_claimed(direct_op_t *op)
 {
     struct node_direct *nd = op->nd;
     const coll_args_t *a = &op->a;
-    int solo = op->solo == DIRECT_SOLO_CALLER || (op->solo == DIRECT_SOLO_THREAD && nd->spin);
+    int solo = op->solo != DIRECT_SOLO_NO;
     size_t piece = solo ? nd->piece_solo : nd->piece;
     piece = piece / op->es * op->es;
     if (piece == 0) piece = op->es;
@@ -1107,7 +1107,7 @@ static int work(direct_op_t *op)
     /* a reduction piece reads (and may write) it once per peer: shrink it
      * with the rank count so one call stays about two copies of a piece
      * long (the progress thread holds the context lock that long) */
-    int solo = op->solo == DIRECT_SOLO_CALLER || (op->solo == DIRECT_SOLO_THREAD && nd->spin);
+    int solo = op->solo != DIRECT_SOLO_NO;
     size_t piece = solo ? nd->piece_solo : nd->piece;
     if (sg.kind == SEG_REDUCE && nd->n > 2) {
         piece /= (size_t)(nd->n - 1);

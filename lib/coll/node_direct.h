@@ -54,7 +54,9 @@ typedef struct direct_op {
  * computing threads, or others wait for the lock); CALLER: no progress
  * thread, or an application thread drives the wait alone; THREAD: the
  * progress thread with this op alone in flight and nobody waiting for the
- * lock -- like CALLER where every member has a core (2 ranks), else 0. */
+ * lock -- steps like CALLER's (the thread's core is shared only with an
+ * application thread that sleeps or computes; at 4 ranks on 2 cores the
+ * 1 MiB pieces, and the engine's naps in place of backoff sleeps). */
 enum { DIRECT_SOLO_NO = 0, DIRECT_SOLO_CALLER = 1, DIRECT_SOLO_THREAD = 2 };
 
 /* Can comm run a single-copy collective?  Every member on this node, served

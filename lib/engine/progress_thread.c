@@ -12,7 +12,10 @@
  * work in flight that does not move it backs off like every wait (spin 64
  * polls, sched_yield for 2 ms, then 20 us sleeps), letting go of the
  * context lock between polls so application threads are never locked out
- * for long.
+ * for long.  A single-copy collective alone in flight moves as a lone
+ * caller's would (op->solo THREAD: its pieces, and with more ranks than
+ * cores the caller's naps -- yield 1 ms, then sleep until the member's
+ * store); the application thread on this core sleeps or computes meanwhile.
  *
  * Handing the lock over: while the thread runs, an application thread
  * that finds the context lock taken polls for it (plx_ctx_lock_polling)
@@ -95,7 +98,7 @@ static void *progress_main(void *arg)
     plx_backoff_t bo;
     plx_backoff_reset(&bo);
     unsigned iter = 0;
-    double idle_since = 0;
+    double idle_since = 0, nap_since = 0;
     lock_polling(ctx, 0);
     while (!ctx->pt.stop) {
         if (ctx->pt.driving) {
@@ -104,7 +107,7 @@ static void *progress_main(void *arg)
             ctx->pt.sleeping = 1;
             pthread_cond_wait(&ctx->pt.wake, &ctx->lock);
             ctx->pt.sleeping = 0;
-            idle_since = 0;
+            idle_since = nap_since = 0;
             plx_backoff_reset(&bo);
             continue;
         }
@@ -112,13 +115,14 @@ static void *progress_main(void *arg)
             double now = plx_now();
             if (idle_since == 0) {
                 idle_since = now;
+                nap_since = 0;
                 plx_backoff_reset(&bo);
             }
             if (now - idle_since >= PT_LINGER_S) {
                 ctx->pt.sleeping = 1;
                 pthread_cond_wait(&ctx->pt.wake, &ctx->lock);
                 ctx->pt.sleeping = 0;
-                idle_since = 0;
+                idle_since = nap_since = 0;
                 plx_backoff_reset(&bo);
                 continue;
             }
@@ -136,10 +140,22 @@ static void *progress_main(void *arg)
         idle_since = 0;
         int events = plx_engine_progress(ctx);
         if ((++iter & 63) == 0) plx_engine_check_deadlines(ctx);
+        /* its op alone, waiting for a member while ranks outnumber cores:
+         * nap as a waiting caller does (yield, then sleep until the
+         * member's store) rather than 20 us back-off sleeps */
+        direct_sleep_t ds;
+        int nap = events == 0 && plx_req_nap_target(ctx, ctx->active_head, &ds);
         plx_ctx_unlock(ctx);
         hand_over(ctx);
-        if (events > 0) plx_backoff_reset(&bo);
-        else plx_backoff_idle(&bo);
+        if (events > 0) {
+            plx_backoff_reset(&bo);
+            nap_since = 0;
+        } else if (nap) {
+            plx_req_nap(&ds, &nap_since);
+        } else {
+            nap_since = 0;
+            plx_backoff_idle(&bo);
+        }
         lock_polling(ctx, 0);
     }
     plx_ctx_unlock(ctx);

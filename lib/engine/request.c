@@ -435,6 +435,20 @@ typedef int (*wait_pred_t)(void *arg);
  * 100 us-3 ms all alike (perf/RESULTS.md, issue 11, "yield, then sleep") */
 #define DIRECT_YIELD_S 1e-3
 
+int plx_req_nap_target(plx_context_t ctx, const struct plx_request *r, direct_sleep_t *ds)
+{
+    return r && r->kind == REQ_DIRECT && r->direct.solo && ctx->active_head == r && !r->next &&
+           plx_direct_sleep_target(&r->direct, ds);
+}
+
+void plx_req_nap(direct_sleep_t *ds, double *nap_since)
+{
+    double now = plx_now();
+    if (*nap_since == 0) *nap_since = now;
+    if (now - *nap_since < DIRECT_YIELD_S) sched_yield();
+    else plx_direct_sleep(ds, DIRECT_SLEEP_S);
+}
+
 static void engine_wait_loop(plx_context_t ctx, wait_pred_t pred, void *arg, struct plx_request *focus)
 {
     plx_backoff_t bo;
@@ -453,18 +467,13 @@ static void engine_wait_loop(plx_context_t ctx, wait_pred_t pred, void *arg, str
          * member's store (bounded: deadlines and dead peers are checked on
          * the way) */
         direct_sleep_t ds;
-        int nap = events == 0 && focus && focus->kind == REQ_DIRECT && focus->direct.solo &&
-                  ctx->active_head == focus && !focus->next &&
-                  plx_direct_sleep_target(&focus->direct, &ds);
+        int nap = events == 0 && plx_req_nap_target(ctx, focus, &ds);
         plx_ctx_unlock(ctx);
         if (events > 0) {
             plx_backoff_reset(&bo);
             nap_since = 0;
         } else if (nap) {
-            double now = plx_now();
-            if (nap_since == 0) nap_since = now;
-            if (now - nap_since < DIRECT_YIELD_S) sched_yield();
-            else plx_direct_sleep(&ds, DIRECT_SLEEP_S);
+            plx_req_nap(&ds, &nap_since);
         } else {
             nap_since = 0;
             plx_backoff_idle(&bo);
