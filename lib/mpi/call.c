@@ -37,6 +37,7 @@
  * that waits longer than PLX_TIMEOUT, so the loop is bounded.
  */
 #include "layer.h"
+#include <limits.h>
 
 #include <sched.h>
 
@@ -63,6 +64,7 @@ pm_mirror_t *pm_quick_other(unsigned colls, MPI_Comm comm)
  * at once); there every call decides from the byte rows. */
 int pm_size_falls_slow(pm_mirror_t *m, pm_coll_t coll, int count, MPI_Datatype type, int blocks)
 {
+    if (pm.counting) return 0;          /* every call counts why: no rule kept */
     const pm_type_info_t *ti = pm_type_find(type);
     if (!ti) return 0;                  /* derived: the full path decides */
     size_t unit = (size_t)ti->size * (size_t)(blocks > 0 ? blocks : 1);
@@ -73,6 +75,7 @@ int pm_size_falls_slow(pm_mirror_t *m, pm_coll_t coll, int count, MPI_Datatype t
     struct pm_count_rule *k = &m->rule[coll];
     const size_t top = (size_t)1 << 31;
     k->n = 0;
+    k->below = UINT_MAX;
     for (int i = 0; i < r->n; i++) {
         size_t lo = r->lo[i] / unit + (r->lo[i] % unit != 0);
         size_t hi = r->hi[i] / unit + (r->hi[i] % unit != 0);
@@ -81,6 +84,7 @@ int pm_size_falls_slow(pm_mirror_t *m, pm_coll_t coll, int count, MPI_Datatype t
         if (hi <= lo) continue;
         k->lo[k->n] = (unsigned)lo;
         k->w[k->n] = (unsigned)(hi - lo);
+        if ((unsigned)lo < k->below) k->below = (unsigned)lo;
         k->n++;
     }
     k->t = type;

@@ -133,8 +133,10 @@ typedef struct pm_mirror {
      * (pm_size_falls): routed when (unsigned)count - lo[i] < w[i] for some
      * i < n; t 0 (no MPI handle) until the first one */
     struct pm_count_rule {
-        MPI_Datatype t;
+        MPI_Datatype t;    /* never set while pm.counting: every call then counts why */
         int n;
+        unsigned below;    /* the smallest lo[]: a count under it falls at once (the
+                            * small calls of a collective routed at larger sizes) */
         unsigned lo[PM_ROUTE_MAX], w[PM_ROUTE_MAX];
     } rule[PM_NCOLL];
     /* PM_BIT(coll) set when coll may go to Plexus on this communicator
@@ -387,13 +389,17 @@ static inline pm_mirror_t *pm_quick(unsigned colls, MPI_Comm comm)
  * and falls to MPI, as the full path would send it. */
 int pm_size_falls_slow(pm_mirror_t *m, pm_coll_t coll, int count, MPI_Datatype type, int blocks);
 /* fast (a constant): only the kept counts, 0 for another type (sized_X,
- * which must call nothing but PMPI_X and routed_X to stay frameless) */
+ * which must call nothing but PMPI_X and routed_X to stay frameless).
+ * While the summary counts (pm.counting) no rule is kept (r->t never
+ * matches), so every call takes the full path; a count below the lowest
+ * row costs one compare more than the type's (1.02-1.04x plain MPI at
+ * 8-512 B with the row loop and a counting test, perf/RESULTS.md). */
 static inline int pm_size_falls(int fast, pm_mirror_t *m, pm_coll_t coll, int count,
                                 MPI_Datatype type, int blocks)
 {
-    if (pm.counting) return 0;
     const struct pm_count_rule *r = &m->rule[coll];
     if (r->t != type) return fast ? 0 : pm_size_falls_slow(m, coll, count, type, blocks);
+    if ((unsigned)count < r->below) return 1;
     for (int i = 0; i < r->n; i++)
         if ((unsigned)count - r->lo[i] < r->w[i]) return 0;
     return 1;
