@@ -147,15 +147,7 @@ static void *progress_main(void *arg)
         int nap = events == 0 && plx_req_nap_target(ctx, ctx->active_head, &ds);
         plx_ctx_unlock(ctx);
         hand_over(ctx);
-        if (events > 0) {
-            plx_backoff_reset(&bo);
-            nap_since = 0;
-        } else if (nap) {
-            plx_req_nap(&ds, &nap_since);
-        } else {
-            nap_since = 0;
-            plx_backoff_idle(&bo);
-        }
+        plx_req_idle_step(events, nap, &ds, &nap_since, &bo);
         lock_polling(ctx, 0);
     }
     plx_ctx_unlock(ctx);

@@ -441,12 +441,20 @@ int plx_req_nap_target(plx_context_t ctx, const struct plx_request *r, direct_sl
            plx_direct_sleep_target(&r->direct, ds);
 }
 
-void plx_req_nap(direct_sleep_t *ds, double *nap_since)
+void plx_req_idle_step(int events, int nap, direct_sleep_t *ds, double *nap_since, plx_backoff_t *bo)
 {
-    double now = plx_now();
-    if (*nap_since == 0) *nap_since = now;
-    if (now - *nap_since < DIRECT_YIELD_S) sched_yield();
-    else plx_direct_sleep(ds, DIRECT_SLEEP_S);
+    if (events > 0) {
+        plx_backoff_reset(bo);
+        *nap_since = 0;
+    } else if (nap) {
+        double now = plx_now();
+        if (*nap_since == 0) *nap_since = now;
+        if (now - *nap_since < DIRECT_YIELD_S) sched_yield();
+        else plx_direct_sleep(ds, DIRECT_SLEEP_S);
+    } else {
+        *nap_since = 0;
+        plx_backoff_idle(bo);
+    }
 }
 
 static void engine_wait_loop(plx_context_t ctx, wait_pred_t pred, void *arg, struct plx_request *focus)
@@ -469,15 +477,7 @@ static void engine_wait_loop(plx_context_t ctx, wait_pred_t pred, void *arg, str
         direct_sleep_t ds;
         int nap = events == 0 && plx_req_nap_target(ctx, focus, &ds);
         plx_ctx_unlock(ctx);
-        if (events > 0) {
-            plx_backoff_reset(&bo);
-            nap_since = 0;
-        } else if (nap) {
-            plx_req_nap(&ds, &nap_since);
-        } else {
-            nap_since = 0;
-            plx_backoff_idle(&bo);
-        }
+        plx_req_idle_step(events, nap, &ds, &nap_since, &bo);
         if (ctx->pt.running) {
             /* the progress thread is doing the work: help only when the
              * lock is free, otherwise just watch the flags */

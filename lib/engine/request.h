@@ -132,11 +132,13 @@ int plx_req_direct_solo(const struct plx_request *r);
 /* A direct collective r, alone in flight, moved in lone steps (op->solo),
  * waiting for a member's store while ranks outnumber cores: 1 and *ds set
  * if its waiter (the application's or the progress thread) should nap on
- * that store rather than back off (lock held).  plx_req_nap (lock not
- * held): yield for a while from the first nap (*nap_since, 0: none yet),
- * then sleep until the store, bounded. */
+ * that store rather than back off (lock held). */
 int plx_req_nap_target(plx_context_t ctx, const struct plx_request *r, direct_sleep_t *ds);
-void plx_req_nap(direct_sleep_t *ds, double *nap_since);
+/* After one engine pass (lock not held), the step every progress loop
+ * takes: events > 0: start the back-off over; nap (plx_req_nap_target
+ * said so, *ds): yield for a while from the first nap (*nap_since, 0: none
+ * yet), then sleep until the store, bounded; else back off. */
+void plx_req_idle_step(int events, int nap, direct_sleep_t *ds, double *nap_since, plx_backoff_t *bo);
 /* plx_wait with ctx->lock already held (the blocking calls). */
 plx_status_t plx_req_wait_locked(plx_request_t *req);
 /* A request that is already complete with status st (count-0 calls). */

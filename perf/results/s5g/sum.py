@@ -1,5 +1,8 @@
 import sys, re, statistics as st
 # summarize ab.sh output: per (build, variant): list of comm_first/compute_first ratio and totals, b2b, sum_comm
+# --busy: the busy-compute rows too (s7g)
+KINDS = ('idle', 'busy') if '--busy' in sys.argv else ('idle',)
+if '--busy' in sys.argv: sys.argv.remove('--busy')
 rows = {}
 cur = None
 for line in open(sys.argv[1]):
@@ -15,7 +18,7 @@ for line in open(sys.argv[1]):
     m = re.search(r'sum_compute ([\d.]+) ms', line)
     if m: d['comp'].append(float(m.group(1)))
     p = line.split()
-    if len(p) >= 5 and p[0] == 'idle' and p[1] in ('comm_first', 'compute_first'):
+    if len(p) >= 5 and p[0] in KINDS and p[1] in ('comm_first', 'compute_first'):
         k = 'cf' if p[1] == 'comm_first' else 'pf'
         d[k].append(float(p[4])); d[k+'t'].append(float(p[2]))
 def q(v):
