@@ -60,7 +60,8 @@ AC_DEFUN([PLX_CHECK_MPI_LAYER], [
     _PLX_MPI_WRAPPER_FLAGS([$plx_mpicc])
     plx_save_CPPFLAGS=$CPPFLAGS plx_save_LIBS=$LIBS
     CPPFLAGS="$CPPFLAGS $plx_w_cppflags" LIBS="$plx_w_libs $LIBS"
-    plx_flavour=unknown
+    plx_flavour=unknown plx_has_h=no
+    AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[#include <mpi.h>]], [])], [plx_has_h=yes])
     AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[#include <mpi.h>
 #ifndef OPEN_MPI
 #error not Open MPI
@@ -75,7 +76,9 @@ AC_DEFUN([PLX_CHECK_MPI_LAYER], [
          [[int provided; return PMPI_Init_thread(0, 0, MPI_THREAD_SINGLE, &provided) + MPI_Grequest_complete(MPI_REQUEST_NULL);]])],
          [plx_link=yes])])
     CPPFLAGS=$plx_save_CPPFLAGS LIBS=$plx_save_LIBS
-    AS_IF([test $plx_flavour = unknown], [plx_why_one="neither Open MPI nor MPICH-ABI (no OPEN_MPI / MPICH_VERSION in its mpi.h)"],
+    dnl Debian ships the wrapper (package mpich) apart from the header (libmpich-dev)
+    AS_IF([test $plx_has_h = no], [plx_why_one="no mpi.h with its flags ($plx_w_cppflags; Debian: libmpich-dev / libopenmpi-dev)"],
+          [test $plx_flavour = unknown], [plx_why_one="neither Open MPI nor MPICH-ABI (no OPEN_MPI / MPICH_VERSION in its mpi.h)"],
           [test $plx_link = no], [plx_why_one="cannot link a PMPI program with its flags ($plx_w_cppflags $plx_w_libs)"],
           [eval "test x\$plx_mpi_$plx_flavour = xyes"], [plx_why_one="a $plx_flavour layer is already built from another wrapper"],
           [plx_why_one=])

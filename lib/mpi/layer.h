@@ -388,18 +388,29 @@ static inline pm_mirror_t *pm_quick(unsigned colls, MPI_Comm comm)
  * instructions on bcast 8 B).  A negative count is outside every range
  * and falls to MPI, as the full path would send it. */
 int pm_size_falls_slow(pm_mirror_t *m, pm_coll_t coll, int count, MPI_Datatype type, int blocks);
-/* fast (a constant): only the kept counts, 0 for another type (sized_X,
- * which must call nothing but PMPI_X and routed_X to stay frameless).
- * While the summary counts (pm.counting) no rule is kept (r->t never
- * matches), so every call takes the full path; a count below the lowest
- * row costs one compare more than the type's (1.02-1.04x plain MPI at
- * 8-512 B with the row loop and a counting test, perf/RESULTS.md). */
+/* fast (a constant): only the kept type and the lowest row, 0 for
+ * another type or a count at or above that row (sized_X, which must call
+ * nothing but PMPI_X and routed_X to stay frameless; routed_X then asks
+ * again with the rows).  While the summary counts (pm.counting) no rule
+ * is kept (r->t never matches), so every call takes the full path; a
+ * count below the lowest row costs one compare more than the type's
+ * (1.02-1.04x plain MPI at 8-512 B with the row loop and a counting test,
+ * perf/RESULTS.md). */
 static inline int pm_size_falls(int fast, pm_mirror_t *m, pm_coll_t coll, int count,
                                 MPI_Datatype type, int blocks)
 {
+    /* an empty asm on m: the root-or-not branches of gather and scatter
+     * each read r->t from memory, not one register loaded before the
+     * branch (all 9 free registers are then taken; one more is a frame) */
+    if (fast) __asm__("" : "+r"(m));
     const struct pm_count_rule *r = &m->rule[coll];
     if (r->t != type) return fast ? 0 : pm_size_falls_slow(m, coll, count, type, blocks);
     if ((unsigned)count < r->below) return 1;
+    /* The rows are left to routed_X: their loop needs registers that
+     * sized_X of a 7- or 8-argument collective (alltoall, gather,
+     * scatter: comm on the stack) does not have free, and the callee-
+     * saved ones it took cost a stack frame on every small call. */
+    if (fast) return 0;
     for (int i = 0; i < r->n; i++)
         if ((unsigned)count - r->lo[i] < r->w[i]) return 0;
     return 1;
@@ -438,7 +449,9 @@ static inline int pm_size_falls(int fast, pm_mirror_t *m, pm_coll_t coll, int co
     }                                                                                           \
     static PM_NOINLINE int sized_##X PARAMS                                                     \
     {                                                                                           \
-        if (comm == MPI_COMM_WORLD) {                                                           \
+        MPI_Comm pm_c = comm;                                                                   \
+        __asm__("" : "+r"(pm_c));                                                               \
+        if (pm_c == MPI_COMM_WORLD) {                                                           \
             const int pm_fast __attribute__((unused)) = 1;                                      \
             pm_mirror_t *const m __attribute__((unused)) = pm.world;                            \
             if (FALLS) return PMPI_##X ARGS;                                                    \
