@@ -435,7 +435,13 @@ static inline int pm_size_falls(int fast, pm_mirror_t *m, pm_coll_t coll, int co
  *   PARAMS   MPI_X's parameters in parentheses (MPI_IX adds the request)
  *   ARGS     their names in parentheses
  * The nonblocking form has the early size test too: a call it leaves to
- * MPI skips pm_call_begin and the full decision. */
+ * MPI skips pm_call_begin and the full decision.
+ * sized_X compares an opaque copy of comm (the empty asm): told that comm
+ * is MPI_COMM_WORLD, GCC passes Open MPI's world handle on to PMPI_X from
+ * a register of its own, and in a 7- or 8-argument call (comm, root on
+ * the stack) that register is one more than the 9 free ones: a frame.
+ * objdump shows every blocking sized_X without push (the 9-argument
+ * MPI_Igather / MPI_Iscatter keep one). */
 #define PM_UNPAREN(...) __VA_ARGS__
 #define PM_INTERCEPT_ONE(X, BITS, FALLS, WORK, REQ, PARAMS, ARGS)                               \
     static PM_NOINLINE int routed_##X PARAMS                                                    \
