@@ -183,10 +183,9 @@
 #define DIRECT_PIECE_SOLO (512u << 10) /* a reduction piece at 2 ranks with a core each and no
                                           progress thread (PLX_DIRECT_PIECE unset): see setup;
                                           also the piece of a shared read */
-/* allreduce from this size: its buffers' whole 2 MiB pages become huge
- * pages on their PLX_DIRECT_THP-th call (direct_thp.c); smaller ones hold
- * no whole 2 MiB page */
-#define DIRECT_THP_FROM  (2u << 20)
+/* allreduce from this size: its buffers go on huge pages on their
+ * PLX_DIRECT_THP-th call (direct_thp.c) */
+#define DIRECT_THP_FROM  (1u << 20)
 #define DIRECT_CLAIM_NONE (1ull << 23) /* shared read: a claim this far past seq << 24 gets nothing */
 
 enum { DIRECT_TURN = 0, DIRECT_MEET, DIRECT_WORK, DIRECT_DRAIN, DIRECT_DONE };
