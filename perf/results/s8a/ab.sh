@@ -1,5 +1,5 @@
 #!/bin/bash
-# perf/results/s8a/ab.sh OUT ROUNDS BASE_PREFIX HERE_DIR [VARIANT...] -- interleaved 2-rank
+# perf/results/s8a/ab.sh OUT ROUNDS BASE_PREFIX HERE_DIR [VARIANT...] -- interleaved NP-rank (default 2)
 # launches of `plx_perf -c allreduce -b 1M -e 16M -f 4` (SIZES=... to change -b/-e), one per
 # variant per round, `uptime` before every launch.  VARIANT: name=base|here[,ENV=value...]
 # (default: base=base here=here).  BASE_PREFIX: an installed build (its bin/, lib/);
@@ -16,9 +16,9 @@ for r in $(seq 1 "$rounds"); do
         echo "# round $r $name $(uptime)" >>"$out"
         args=(-c allreduce -b "$B" -e "$E" -f 4 -n "$IT" -w 5)
         if [ "$build" = base ]; then
-            cmd=(env "${envs[@]}" PLX_PREFIX=$pre LD_LIBRARY_PATH=$pre/lib timeout 60 "$pre/bin/plexusrun" -n 2 "$pre/bin/plx_perf")
+            cmd=(env "${envs[@]}" PLX_PREFIX=$pre LD_LIBRARY_PATH=$pre/lib timeout 60 "$pre/bin/plexusrun" -n "${NP:-2}" "$pre/bin/plx_perf")
         else
-            cmd=(env "${envs[@]}" LD_LIBRARY_PATH=$here/.libs timeout 60 $here/tools/plexusrun -n 2 $here/perf/.libs/plx_perf)
+            cmd=(env "${envs[@]}" LD_LIBRARY_PATH=$here/.libs timeout 60 $here/tools/plexusrun -n "${NP:-2}" $here/perf/.libs/plx_perf)
         fi
         "${cmd[@]}" "${args[@]}" 2>&1 |
             awk -v r="$r" -v n="$name" '!/^#/ && $1 ~ /^[0-9]+$/ { print r, n, "allreduce", $1, $6, $NF, "wrong=" $(NF-1) } /PROBE/ { print "# " n, $0 }' >>"$out"
