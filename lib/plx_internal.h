@@ -53,6 +53,7 @@ typedef struct plx_config {
     int progress_thread;       /* PLX_PROGRESS=thread */
     char transports[64];       /* PLX_TRANSPORTS ("" = all built) */
     size_t direct_piece;       /* PLX_DIRECT_PIECE (0 = the built-in default) */
+    int direct_thp;            /* PLX_DIRECT_THP */
 } plx_config_t;
 
 struct plx_select;             /* lib/coll/select.h */

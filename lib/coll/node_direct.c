@@ -143,6 +143,7 @@
  * it (allreduce, reduce).
  */
 #include "node_direct.h"
+#include "direct_thp.h"
 #include "core/reduce.h"
 
 #include <stdio.h>
@@ -182,6 +183,9 @@
 #define DIRECT_PIECE_SOLO (512u << 10) /* a reduction piece at 2 ranks with a core each and no
                                           progress thread (PLX_DIRECT_PIECE unset): see setup;
                                           also the piece of a shared read */
+/* allreduce from this size: its buffers go on huge pages on their
+ * PLX_DIRECT_THP-th call (direct_thp.c) */
+#define DIRECT_THP_FROM  (1u << 20)
 #define DIRECT_CLAIM_NONE (1ull << 23) /* shared read: a claim this far past seq << 24 gets nothing */
 
 enum { DIRECT_TURN = 0, DIRECT_MEET, DIRECT_WORK, DIRECT_DRAIN, DIRECT_DONE };
@@ -241,6 +245,7 @@ struct node_direct {
                                       * (a star's non-root): members may still copy its header */
     struct direct_close *close;      /* numbers this rank ended without the drain (above) */
     int nclose, close_cap;
+    plx_thp_cache_t thp;             /* buffers seen, for their huge pages (direct_thp.c) */
     uint64_t cs64;                   /* the last phase's schedule number, widened to 64 bits */
     uint32_t cs_last;
     int cs_k, cs_init;               /* phases of that schedule so far - 1; any yet */
@@ -777,6 +782,12 @@ static int turn(direct_op_t *op)
     }
     if (a->coll == PLX_COLL_SCATTER && nd->me != a->root) in = NULL;
     op->in = in;
+    /* (before the header: nobody copies from or into these buffers yet) */
+    if (a->coll == PLX_COLL_ALLREDUCE && op->bytes >= DIRECT_THP_FROM) {
+        int after = op->comm->ctx->cfg.direct_thp;
+        plx_thp_note(&nd->thp, in, op->bytes, after);
+        if (!coll_in_place(a->rbuf) && a->rbuf != in) plx_thp_note(&nd->thp, a->rbuf, op->bytes, after);
+    }
     unsigned char *w = nd->win[nd->me];
     direct_hdr_t *h = hdr_of(w);
     /* (done of s-1 before any field of this header: a star collective's

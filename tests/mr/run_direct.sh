@@ -6,7 +6,8 @@
 #      root x in place, sub-communicators) at 1-5 ranks; counts of 1<<20
 #      span many pieces, 7 and 1000 are not divisible by the rank count;
 #   2. coll_check with PLX_DIRECT_PIECE=4K (many pieces, prime counts) at
-#      3 ranks; 2 ranks at odd counts above 2 MiB (claimed pieces); PLX_DIRECT_PIECE=1K must fail plx_init;
+#      3 ranks; 2 ranks at odd counts above 2 MiB (claimed pieces), allreduce with
+#      PLX_DIRECT_THP=1 (huge pages from the first call); PLX_DIRECT_PIECE=1K must fail plx_init;
 #      coll_check --nb --quick at 3 ranks and nb_check at 3 ranks (many
 #      collectives in flight at once, completed in any order);
 #      direct_mismatch_check at 2 and 3 ranks (ranks disagreeing on count,
@@ -96,6 +97,8 @@ PLX_DIRECT_PIECE=4K run_checks coll_check 3 "$MR/coll_check" --counts 0,1,7,1000
 # rest): odd counts leave a ragged last piece there too
 run_checks coll_check 2 "$MR/coll_check" --counts 524291,2097169 --coll allreduce,reduce,allgather,alltoall
 PLX_DIRECT_PIECE=4K run_checks coll_check 2 "$MR/coll_check" --counts 786433 --coll allreduce,reduce
+# buffers put on huge pages on their first call (PLX_DIRECT_THP=1, lib/coll/direct_thp.c)
+PLX_DIRECT_THP=1 run_checks coll_check 2 "$MR/coll_check" --counts 262147,2097169 --coll allreduce
 # a bad piece size fails plx_init naming the variable
 if PLX_DIRECT_PIECE=1K "$RUN" -n 1 --timeout 60 "$MR/coll_check" --quick >"$tmp/bad.log" 2>&1 ||
    ! grep -q "PLX_DIRECT_PIECE='1K' is not a byte count in \[4K, 64M\]" "$tmp/bad.log"; then

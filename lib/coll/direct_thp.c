@@ -1,0 +1,79 @@
+/*
+ * lib/coll/direct_thp.c — put a buffer that the direct collectives keep
+ * reading and writing with CMA on transparent huge pages (madvise
+ * MADV_COLLAPSE, Linux 6.1 and later).
+ *
+ * Why: every process_vm_readv / process_vm_writev pins the peer's pages
+ * one 4 KiB page at a time (page walk, reference count), about a third of
+ * a copy's time with 4 KiB pages.  With both processes' buffers on huge
+ * pages the pair of copies of 2-rank allreduce ran 1.5x (1 MiB) to 2x
+ * (16 MiB) as fast here (perf/RESULTS.md, issue 11, session s8a).
+ *
+ * What is collapsed: the 2 MiB pages the buffer touches.  Those wholly
+ * inside it always; one that reaches past either end only if every 4 KiB
+ * page of it is already in memory (mincore), so no memory is added to the
+ * process outside the buffer (a collapse fills any page not yet there),
+ * and the kernel refuses a 2 MiB page that is not all in one mapping.  The
+ * data and the addresses stay as they were: it is what the kernel's
+ * khugepaged does to any process.
+ *
+ * When: collapsing costs about 1.2 ms per 2 MiB (a copy into a new page),
+ * so a buffer is collapsed on its after-th collective only: one used once
+ * or twice pays nothing, like a registration cache that registers what
+ * comes back.  Each buffer is tried once whatever the outcome (pages pinned
+ * elsewhere, no free huge page, an older kernel or THP off: EINVAL), so a
+ * failure is not repeated on every call.
+ */
+#include "direct_thp.h"
+
+#ifdef __linux__
+#include <sys/mman.h>
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+#endif
+
+#define THP_BYTES ((uintptr_t)2 << 20)
+#define THP_MASK  (THP_BYTES - 1)
+
+#ifdef __linux__
+/* Is every 4 KiB page of the 2 MiB page at addr (aligned) in memory? */
+static int resident(uintptr_t addr)
+{
+    unsigned char v[THP_BYTES / 4096];
+    if (mincore((void *)addr, THP_BYTES, v) != 0) return 0;   /* (ENOMEM: not all mapped) */
+    for (size_t i = 0; i < sizeof v; i++)
+        if (!(v[i] & 1)) return 0;
+    return 1;
+}
+#endif
+
+void plx_thp_note(plx_thp_cache_t *c, const void *p, size_t len, int after)
+{
+#ifdef __linux__
+    uintptr_t a = (uintptr_t)p, q = a + len;
+    if (after <= 0 || !p || len == 0 || q < a || q > UINTPTR_MAX - THP_MASK) return;
+    uintptr_t lo = a & ~THP_MASK, hi = (q + THP_MASK) & ~THP_MASK;
+    unsigned i;
+    for (i = 0; i < PLX_THP_SLOTS; i++)
+        if (c->e[i].beg == lo && c->e[i].end == hi) break;
+    if (i == PLX_THP_SLOTS) {
+        i = c->next;
+        c->next = (c->next + 1) % PLX_THP_SLOTS;
+        c->e[i].beg = lo;
+        c->e[i].end = hi;
+        c->e[i].seen = 0;
+    }
+    if (c->e[i].seen >= (unsigned)after) return;   /* tried already */
+    if (++c->e[i].seen < (unsigned)after) return;
+    /* the whole 2 MiB pages inside, then those at the ends if all there
+     * (a buffer inside one 2 MiB page: both ends are that page) */
+    uintptr_t b = (a + THP_MASK) & ~THP_MASK, e = q & ~THP_MASK, t = hi - THP_BYTES;
+    int head = lo < a && resident(lo);
+    if (head) b = lo;
+    if (q < hi && (t == lo && lo < a ? head : resident(t))) e = hi;
+    if (e > b) (void)madvise((void *)b, e - b, MADV_COLLAPSE);   /* (whatever it says: tried once) */
+#else
+    (void)c; (void)p; (void)len; (void)after;
+#endif
+}

@@ -1,0 +1,23 @@
+/*
+ * lib/coll/direct_thp.h — whole 2 MiB pages of the buffers that node-local
+ * single-copy collectives (node_direct.c) publish, collapsed into
+ * transparent huge pages once a buffer keeps coming back (see direct_thp.c).
+ */
+#ifndef PLX_DIRECT_THP_H
+#define PLX_DIRECT_THP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PLX_THP_SLOTS 8
+
+typedef struct plx_thp_cache {
+    struct { uintptr_t beg, end; unsigned seen; } e[PLX_THP_SLOTS];
+    unsigned next;     /* the slot a new range takes (round robin) */
+} plx_thp_cache_t;
+
+/* Count one more collective on [p, p+len); on the after-th one with the
+ * same whole 2 MiB pages, collapse them (once).  after 0: never. */
+void plx_thp_note(plx_thp_cache_t *c, const void *p, size_t len, int after);
+
+#endif
