@@ -4,7 +4,8 @@ import sys, re, statistics as st
 #   max    total / max(sum measured computes, sum b2b)        start  total / the previous version's ideal (once per launch)
 #   free   total / the same work at once without the graph    ms, idealms: total and ideal ms
 # The first files of this session (x4_*, ab_n2.txt, ab_n4.txt: header "vs asked") had "vs ideal" = the
-# measured chain and the last column = the asked chain; read either layout.
+# measured chain and the last column = the asked chain; x1-x4 had no asked chain (x1-x3 no free either),
+# their "vs ideal" is the measured chain (meas here); read every layout.
 rows = {}
 cur = None
 old = False
@@ -17,12 +18,15 @@ for line in open(sys.argv[1]):
         continue
     if cur is None: continue
     p = line.split()
-    if len(p) >= 10 and p[0] == 'idle' and p[1] in ('comm_first', 'compute_first'):
+    if len(p) >= 9 and p[0] == 'idle' and p[1] in ('comm_first', 'compute_first'):
         k = 'cf' if p[1] == 'comm_first' else 'pf'
         d = rows[cur]
-        f = [('max', p[7]), ('start', p[8]), ('ms', p[2]), ('free', p[9])]
+        f = [('max', p[7]), ('start', p[8]), ('ms', p[2])]
+        if len(p) > 9: f.append(('free', p[9]))
         if len(p) > 10:
             f += [('ideal', p[10]), ('meas', p[4])] if old else [('ideal', p[4]), ('meas', p[10]), ('idealms', p[3])]
+        else:   # x1-x3 (no "free"), x4 (no asked chain): "vs ideal" was the measured chain
+            f.append(('meas', p[4]))
         for n, v in f:
             d.setdefault(k + ' ' + n, []).append(float(v))
 def q(v):
