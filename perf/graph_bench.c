@@ -31,14 +31,27 @@
  *   directly, to compare builds on the same work) -- host-idle (the thread
  *   sleeps, as while a GPU kernel runs) or CPU-busy (it spins).
  *   Reported per compute kind and policy (comm_first, compute_first, fifo):
- *   total time per iteration (median of --iters, default 5) against the
- *   ideal max(sum_compute, b2b), and against FIFO.  b2b is the
- *   communication alone as the graph does it: the 50 blocking allreduces
- *   back to back, each bucket met once per pass (from memory, not from the
- *   caches), median of 3 passes.  sum_comm times each bucket 3 times in a
- *   row (its data in cache after the first), 10-40 % less than b2b here at
- *   1-4 MiB; the ratio to max(sum_compute, sum_comm), the ideal of earlier
- *   versions, is printed too ("vs cached").
+ *   total time per iteration (median of --iters, default 5) and, median
+ *   over the iterations, its ratio to the ideal measured right before it
+ *   ("vs ideal"; ideal_pass): one pass of the 50 blocking allreduces back
+ *   to back (each bucket met once per pass, from memory, as in the graph),
+ *   combined with the computes as asked (--layer-ms or sum_comm / 50 per
+ *   layer: a GPU kernel's time, the host noticing its end at once) as the
+ *   chain allows (chain_bound: allreduce i starts after compute i at the
+ *   earliest).  Also, per iteration: "vs meas.", the same chain with the
+ *   computes measured alone, one after the other (not a bound: a sleep
+ *   alone on an idle core ends later than in the graph, whose cores are
+ *   busy -- the graph ends before it at times); "vs max()": max(sum of the
+ *   measured computes, sum of the allreduces) of the same passes;
+ *   "vs free": the same computes and allreduces run at once on two threads
+ *   without the graph -- not an ideal (the computes' wake-ups take the
+ *   ranks' cores there too) but what the executor could reach on this
+ *   machine.  Once per launch: against FIFO; "vs start": max(sum_compute,
+ *   b2b) measured once before the iterations (b2b: median of 3
+ *   back-to-back passes; the ideal of the previous version); "vs cached":
+ *   max(sum_compute, sum_comm) (sum_comm times each bucket 3 times in a
+ *   row, its data in cache after the first, 10-40 % less than b2b here at
+ *   1-4 MiB; the ideal of the first versions).
  *
  * Rank 0 prints; every rank takes part (the graphs contain collectives).
  * Timing on a shared 2-core machine is noisy: compare within one run.
@@ -53,6 +66,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <limits.h>
 #include <math.h>
 
@@ -382,6 +396,28 @@ static void print_tdiff(const char *who, long tid, tstat_t a, tstat_t b)
            rank, who, tid, (b.run - a.run) * 1e3, (b.wait - a.wait) * 1e3, b.vol - a.vol, b.invol - a.invol);
 }
 
+/* The ideal of one iteration, measured right before it (ideal_pass):
+ * allreduce i cannot start before compute i has ended (the chain
+ * c_1 .. c_i), and the allreduces run one after the other in the graph's
+ * order (matching order, one collective at a time), so no schedule ends
+ * before max over k of (c_1 + .. + c_k) + (a_k + .. + a_n): the makespan
+ * of the two-stage flow shop in this order, with a_i each allreduce's time
+ * back to back (cold, as the graph meets it) and c_i each compute's.
+ * max(sum c, sum a), the ideal before, is below it by at least
+ * min(c_1, a_n): the first layer's compute, in which no rank can
+ * communicate yet. */
+static double chain_bound(const double *c, const double *a, int nl)
+{
+    double suf = 0, pre = 0, best = 0;
+    for (int i = 0; i < nl; i++) suf += a[i];
+    for (int k = 0; k < nl; k++) {
+        pre += c[k];
+        if (pre + suf > best) best = pre + suf;
+        suf -= a[k];
+    }
+    return best;
+}
+
 static volatile double sink;
 
 static void spin_work(long iters)
@@ -436,6 +472,80 @@ static double spin_rate(void)
         if (dt < best) best = dt;
     }
     return (double)n / best;
+}
+
+typedef struct freearg { lnode_t *ln; int nl; double end; } freearg_t;
+
+static void *free_chain(void *arg)
+{
+    freearg_t *f = arg;
+    for (int i = 1; i < f->nl; i++) layer_compute(&f->ln[i]);
+    f->end = now();
+    return NULL;
+}
+
+/* One pass of each half of the ideal, as the iteration after it meets
+ * them: the 50 blocking allreduces back to back (a[i], cold) and the 50
+ * computes one after the other (c[i], the sleeps' real length).  Returns
+ * the flow-shop bound (chain_bound) with the measured computes, the
+ * largest over the ranks (each rank's chain is a bound on when the common
+ * allreduces can end); in *asked the same with the computes as asked (the
+ * ideal); the two sums (rank 0's) in *sum_a, *sum_c.  Then, not part of the
+ * ideal, "free" (*free_t, rank 0's): the same work at once without the
+ * graph -- compute 0 on this thread, then computes 1..n on a second
+ * thread while this one runs the allreduces back to back -- where the
+ * computes' wake-ups take the cores as in the graph, but no executor,
+ * no dependency and no hand-off: what the executor could reach on this
+ * machine. */
+static double ideal_pass(float **grad, const layer_t *layers, lnode_t *ln, int nl, double *a, double *c,
+                         double *sum_a, double *sum_c, double *free_t, double *asked)
+{
+    long tid = ln[nl - 1].tid;   /* --probe's worker: keep it */
+    plx_barrier(world);
+    double t1 = now();
+    for (int i = 0; i < nl; i++) {
+        TRY(plx_allreduce(PLX_IN_PLACE, grad[i], layers[i].bytes / 4, PLX_FLOAT32, PLX_AVG, world));
+        double t2 = now();
+        a[i] = t2 - t1;
+        t1 = t2;
+    }
+    t1 = now();
+    for (int i = 0; i < nl; i++) {
+        layer_compute(&ln[i]);
+        double t2 = now();
+        c[i] = t2 - t1;
+        t1 = t2;
+    }
+    double sa = 0, sc = 0, bound = chain_bound(c, a, nl), worst = 0;
+    for (int i = 0; i < nl; i++) {
+        sa += a[i];
+        sc += c[i];
+    }
+    TRY(plx_allreduce(&bound, &worst, 1, PLX_FLOAT64, PLX_MAX, world));
+    /* the same with each compute as long as asked (ln[i].t): a sleep alone
+     * on an idle core ends later than asked (the core's way out of idle),
+     * later than in the graph, where the cores are busy */
+    for (int i = 0; i < nl; i++) c[i] = ln[i].t;
+    bound = chain_bound(c, a, nl);
+    TRY(plx_allreduce(&bound, asked, 1, PLX_FLOAT64, PLX_MAX, world));
+    *sum_a = agree(sa);
+    *sum_c = agree(sc);
+    plx_barrier(world);
+    double f0 = now();
+    layer_compute(&ln[0]);
+    freearg_t fa = { ln, nl, 0 };
+    pthread_t th;
+    if (pthread_create(&th, NULL, free_chain, &fa) != 0) {
+        fprintf(stderr, "graph_bench: pthread_create failed\n");
+        exit(1);
+    }
+    for (int i = 0; i < nl; i++)
+        TRY(plx_allreduce(PLX_IN_PLACE, grad[i], layers[i].bytes / 4, PLX_FLOAT32, PLX_AVG, world));
+    double me = now();
+    pthread_join(th, NULL);
+    *free_t = agree((fa.end > me ? fa.end : me) - f0);
+    ln[nl - 1].tid = tid;
+    return worst;
 }
 
 static void bench_overlap(const layer_t *layers, int nl, double scale, double layer_s, int iters,
@@ -493,8 +603,8 @@ static void bench_overlap(const layer_t *layers, int nl, double scale, double la
                nl, (double)total / 1048576.0, size, sum_comm * 1e3, per_layer * 1e3, iters);
         printf("# b2b: the same allreduces back to back (blocking, backward order, no compute): %.2f ms\n",
                b2b * 1e3);
-        printf("%-6s %-14s %12s %12s %10s %10s %10s\n", "kind", "policy", "total ms", "ideal ms", "vs ideal",
-               "vs fifo", "vs cached");
+        printf("%-6s %-14s %12s %12s %10s %10s %10s %10s %10s %10s %10s\n", "kind", "policy", "total ms", "ideal ms",
+               "vs ideal", "vs fifo", "vs cached", "vs max()", "vs start", "vs free", "vs meas.");
     }
     lnode_t *ln = calloc((size_t)nl, sizeof *ln);
     for (int kind = 0; kind < 2; kind++) {
@@ -527,10 +637,24 @@ static void bench_overlap(const layer_t *layers, int nl, double scale, double la
         const plx_graph_policy_t pv[3] = { PLX_GRAPH_COMM_FIRST, PLX_GRAPH_COMPUTE_FIRST, PLX_GRAPH_FIFO };
         double med[3] = { 0, 0, 0 };
         /* policies interleaved per iteration: the machine's noise hits all alike */
-        double *tp[3];
-        for (int p = 0; p < 3; p++) tp[p] = calloc((size_t)iters, sizeof(double));
+        double *tp[3], *rq[3], *rm[3], *rf[3], *rk[3];
+        for (int p = 0; p < 3; p++) {
+            tp[p] = calloc((size_t)iters, sizeof(double));
+            rq[p] = calloc((size_t)iters, sizeof(double));   /* per iteration: / its ideal (asked) */
+            rm[p] = calloc((size_t)iters, sizeof(double));   /* / its max(sum a, sum c) */
+            rf[p] = calloc((size_t)iters, sizeof(double));   /* / its free pass */
+            rk[p] = calloc((size_t)iters, sizeof(double));   /* / its chain with the computes measured */
+        }
+        /* each iteration's ideal is measured right before it: the ideal
+         * moves between launches (and within one) as much as the graph */
+        double *ia = calloc((size_t)nl, sizeof *ia), *ic = calloc((size_t)nl, sizeof *ic);
+        double *iq = calloc((size_t)iters, sizeof *iq), *isa = calloc((size_t)iters, sizeof *isa),
+               *isc = calloc((size_t)iters, sizeof *isc), *ifr = calloc((size_t)iters, sizeof *ifr),
+               *ik = calloc((size_t)iters, sizeof *ik);
         TRY(plx_graph_run(g));   /* warm-up */
-        for (int it = 0; it < iters; it++)
+        for (int it = 0; it < iters; it++) {
+            iq[it] = ideal_pass(grad, layers, ln, nl, ia, ic, &isa[it], &isc[it], &ifr[it], &ik[it]);
+            double mx = isa[it] > isc[it] ? isa[it] : isc[it];
             for (int p = 0; p < 3; p++) {
                 if (!strstr(policies, pn[p])) continue;
                 TRY(plx_graph_set_policy(g, pv[p]));
@@ -538,9 +662,23 @@ static void bench_overlap(const layer_t *layers, int nl, double scale, double la
                 double t0 = now();
                 TRY(plx_graph_run(g));
                 tp[p][it] = agree(now() - t0);
+                rq[p][it] = tp[p][it] / ik[it];
+                rm[p][it] = tp[p][it] / mx;
+                rf[p][it] = tp[p][it] / ifr[it];
+                rk[p][it] = tp[p][it] / iq[it];
             }
+        }
+        double rqm[3] = { 0, 0, 0 }, rmm[3] = { 0, 0, 0 }, rfm[3] = { 0, 0, 0 }, rkm[3] = { 0, 0, 0 };
         for (int p = 0; p < 3; p++)
-            if (strstr(policies, pn[p])) med[p] = median(tp[p], iters);
+            if (strstr(policies, pn[p])) {
+                med[p] = median(tp[p], iters);
+                rqm[p] = median(rq[p], iters);
+                rmm[p] = median(rm[p], iters);
+                rfm[p] = median(rf[p], iters);
+                rkm[p] = median(rk[p], iters);
+            }
+        double iqm = median(iq, iters), isam = median(isa, iters), iscm = median(isc, iters),
+               ifrm = median(ifr, iters), ikm = median(ik, iters);
         if (gaps) {
             /* where the time goes: the chain's gaps (a layer's end to the next one's start) */
             TRY(plx_graph_set_policy(g, pv[gaps_policy]));
@@ -637,15 +775,33 @@ static void bench_overlap(const layer_t *layers, int nl, double scale, double la
             printf("%-6s sum_compute %.2f ms (alone), b2b %.2f ms: ideal max() = %.2f ms; sum_comm %.2f ms "
                    "(cached): max() = %.2f ms\n", kind ? "busy" : "idle", sum_comp * 1e3, b2b * 1e3, ideal * 1e3,
                    sum_comm * 1e3, cached * 1e3);
+            printf("%-6s before each iteration (medians): computes %.2f ms, allreduces back to back %.2f ms, "
+                   "ideal (chain, computes as asked) %.2f ms, chain with the computes measured %.2f ms; free "
+                   "(both at once, no graph) %.2f ms\n",
+                   kind ? "busy" : "idle", iscm * 1e3, isam * 1e3, ikm * 1e3, iqm * 1e3, ifrm * 1e3);
             for (int p = 0; p < 3; p++) {
                 if (!strstr(policies, pn[p])) continue;
-                printf("%-6s %-14s %12.2f %12.2f %10.3f %10.3f %10.3f\n", kind ? "busy" : "idle", pn[p],
-                       med[p] * 1e3, ideal * 1e3, med[p] / ideal, med[2] > 0 ? med[p] / med[2] : 0.0,
-                       med[p] / cached);
+                printf("%-6s %-14s %12.2f %12.2f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n",
+                       kind ? "busy" : "idle", pn[p], med[p] * 1e3, ikm * 1e3, rqm[p],
+                       med[2] > 0 ? med[p] / med[2] : 0.0, med[p] / cached, rmm[p], med[p] / ideal, rfm[p],
+                       rkm[p]);
             }
         }
         fflush(stdout);
-        for (int p = 0; p < 3; p++) free(tp[p]);
+        for (int p = 0; p < 3; p++) {
+            free(tp[p]);
+            free(rq[p]);
+            free(rm[p]);
+            free(rf[p]);
+            free(rk[p]);
+        }
+        free(ifr);
+        free(ik);
+        free(ia);
+        free(ic);
+        free(iq);
+        free(isa);
+        free(isc);
         TRY(plx_graph_free(&g));
     }
     free(alone);

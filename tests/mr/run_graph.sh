@@ -12,8 +12,8 @@
 #   worker thread;
 #   the priority order with one worker thread (PLX_GRAPH_THREADS=1);
 #   a compute node that outlives PLX_TIMEOUT=1 (graph_check --only timeout);
-#   perf/graph_bench overhead and nodes, briefly (it runs, and its result
-#   check passes; no timing is asserted).
+#   perf/graph_bench overhead, nodes and overlap (three small layers),
+#   briefly (it runs, and its result check passes; no timing is asserted).
 # Each run must exit 0 and every rank must print "graph_check: rank R: N
 # checks, 0 failures".  Prints each command, its time and ok/FAIL; exits 0/1.
 # Measured on 2 busy cores: ~60-90 s for the whole script.
@@ -88,7 +88,10 @@ run_job timeout 2 60 PLX_TIMEOUT=1 -- "$MR/graph_check" --only timeout
 # the benchmark runs (a smoke test: no timing is asserted)
 BENCH=$top_builddir/perf/graph_bench
 if [ -x "$BENCH" ]; then
-    for args in "-m overhead --rounds 1 --time 0.05" "-m nodes --sizes 10,1000 --rounds 1 --time 0.05"; do
+    # overlap on three small layers: its ideal and free passes run
+    printf 'a\t65536\nb\t1048576\nc\t4096\n' >"$tmp/layers.txt"
+    for args in "-m overhead --rounds 1 --time 0.05" "-m nodes --sizes 10,1000 --rounds 1 --time 0.05" \
+        "-m overlap --iters 1 --layers $tmp/layers.txt"; do
         log=$tmp/bench.log
         echo "+ $RUN -n 2 --timeout 120 $BENCH $args"
         # shellcheck disable=SC2086
