@@ -15,10 +15,6 @@
  *               (2-rank allgather and alltoall, "Shared read" below)
  *   offset 328  reduction claim (member 0's window only): the unclaimed
  *               element range of a 2-rank reduction (see claimed)
- *   offset 336  the time this rank's work of its last 2-rank allgather or
- *               alltoall ended (ns, CLOCK_MONOTONIC), stored before done
- *   offset 344  tail: the pages of this rank's read still unclaimed, with
- *               the sequence number they belong to ("Tail" below)
  *   offset 384  failed: the last sequence this rank gave up on, and why
  *               (its status at offset 392, written first)
  *   offset 448  event: bumped after each of the stores above (a futex
@@ -117,20 +113,6 @@
  * reader resets its counter to seq << 24 in its turn, before publishing
  * the header (or to "none left" when it reads alone), so a claim from
  * another collective or from a rank that reads alone finds nothing.
- * Tail (the same collectives up to DIRECT_WHOLE_MAX, where the block moves
- * in one call).  The rank that ends its work later than the peer in call
- * after call (one rank is 5-25 % slower than the other for a whole launch
- * at 4 MiB: the per-call probe in perf/RESULTS.md, issue 11, session s8x)
- * offers the end of its read to the peer: it claims the front in one call
- * and the rest in a second, while the peer, done with its own work,
- * claims pages from the back (half of what is left, at least
- * DIRECT_TAIL_STEP) and writes them from its input.  How much it offers
- * follows the last calls: after each call both ranks read each other's end
- * of work (offset 336) and the later one grows its tail by the bytes it
- * reads in half the difference, the earlier one shrinks it; below
- * DIRECT_TAIL_MIN nothing is offered and the read stays one call, as when
- * both ranks run alike (no extra call then).  Each page is claimed once
- * (compare-and-swap on the word at 344: seq << 24 | first << 12 | end).
  *
  * Closed numbers (the node-local phases of lib/coll/hier.c).  A phase
  * takes its number when its schedule is built: 1 + DIRECT_PHASES x the
@@ -201,11 +183,6 @@
                                           progress thread (PLX_DIRECT_PIECE unset): see setup;
                                           also the piece of a shared read */
 #define DIRECT_CLAIM_NONE (1ull << 23) /* shared read: a claim this far past seq << 24 gets nothing */
-#define DIRECT_END_OFF   336
-#define DIRECT_TAIL_OFF  344
-#define DIRECT_TAIL_MIN  (64u << 10)   /* a smaller tail saves less than its extra calls cost */
-#define DIRECT_TAIL_STEP 16            /* pages: the least the helper claims at once */
-#define DIRECT_TAIL_DEAD 2e-6          /* end-of-work differences below this leave the tail */
 
 enum { DIRECT_TURN = 0, DIRECT_MEET, DIRECT_WORK, DIRECT_DRAIN, DIRECT_DONE };
 enum { ADDR_IN = 0, ADDR_OUT, ADDR_AUX };
@@ -258,8 +235,6 @@ struct node_direct {
     int spin;                        /* a core for every member: waits may spin (spin_on) */
     int oversub;                     /* more ranks on this node than cores: waits sleep */
     double work_s;                   /* this rank's work time in the last collective */
-    double tail;                     /* bytes of its read this rank offers the peer ("Tail") */
-    double turn_at, work_end;        /* when this rank's last turn began, its work ended */
     int broken;
     plx_status_t broken_status;
     int hdr_open;                    /* the last collective ended without the drain's wait
@@ -285,8 +260,6 @@ static inline uint64_t *claim_of(unsigned char *w) { return (uint64_t *)(w + DIR
 static inline uint64_t *fail_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_FAIL_OFF); }
 static inline int32_t *fail_status_of(unsigned char *w) { return (int32_t *)(w + DIRECT_FAIL_OFF + 8); }
 static inline uint64_t *rclaim_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_RCLAIM_OFF); }
-static inline uint64_t *end_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_END_OFF); }
-static inline uint64_t *tail_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_TAIL_OFF); }
 static inline uint32_t *event_of(unsigned char *w) { return (uint32_t *)(w + DIRECT_EVENT_OFF); }
 static inline uint32_t *sleepers_of(unsigned char *w) { return (uint32_t *)(w + DIRECT_EVENT_OFF + 4); }
 
@@ -728,59 +701,6 @@ static size_t claim(const direct_op_t *op, int m)
     return (size_t)k * DIRECT_PIECE_SOLO;
 }
 
-/* A 2-rank allgather or alltoall whose peer block moves in one call
- * (work): the tail may be offered ("Tail"). */
-static int pair_coll(const direct_op_t *op)
-{
-    return op->nd->n == 2 && (op->a.coll == PLX_COLL_ALLGATHER || op->a.coll == PLX_COLL_ALLTOALL);
-}
-static int tail_coll(const direct_op_t *op)
-{
-    const struct node_direct *nd = op->nd;
-    return pair_coll(op) && nd->spin && !op->comm->ctx->pt.running && !nd->piece_set &&
-           op->bytes > 0 && op->bytes <= DIRECT_WHOLE_MAX;
-}
-
-/* Claim pages of member m's tail of s: from the front (its reader, at
- * most want pages) or from the back (the helper: half of what is left, at
- * least DIRECT_TAIL_STEP).  0 when none is left or m offered none. */
-static int tail_claim(const direct_op_t *op, int m, int front, uint64_t want, size_t *at, size_t *len)
-{
-    uint64_t *w = tail_of(op->nd->win[m]);
-    uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
-    for (;;) {
-        if (v >> 24 != op->seq) return 0;
-        uint64_t lo = (v >> 12) & 0xfff, hi = v & 0xfff;
-        if (lo >= hi) return 0;
-        uint64_t rem = hi - lo, take;
-        if (front) take = want < rem ? want : rem;
-        else take = rem / 2 > DIRECT_TAIL_STEP ? rem / 2 : (rem < DIRECT_TAIL_STEP ? rem : DIRECT_TAIL_STEP);
-        if (take == 0) take = rem;
-        uint64_t b = front ? lo : hi - take;
-        uint64_t nv = op->seq << 24 | (front ? (lo + take) << 12 | hi : lo << 12 | b);
-        if (__atomic_compare_exchange_n(w, &v, nv, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-            size_t end = (size_t)(b + take) * 4096;
-            *at = (size_t)b * 4096;
-            *len = (end < op->bytes ? end : op->bytes) - *at;
-            return 1;
-        }
-    }
-}
-
-/* After the drain of a pair collective: move this rank's tail by the
- * difference between the two ends of work ("Tail"). */
-static void tail_update(direct_op_t *op)
-{
-    struct node_direct *nd = op->nd;
-    double pe = (double)__atomic_load_n(end_of(nd->win[1 - nd->me]), __ATOMIC_RELAXED) * 1e-9;
-    if (!tail_coll(op) || pe <= nd->turn_at || nd->work_s <= 0) return;   /* (the peer's end of an earlier call) */
-    double d = nd->work_end - pe;
-    if (d > -DIRECT_TAIL_DEAD && d < DIRECT_TAIL_DEAD) return;
-    nd->tail += d * (double)op->bytes / nd->work_s;
-    if (nd->tail < 0) nd->tail = 0;
-    if (nd->tail > (double)op->bytes / 2) nd->tail = (double)op->bytes / 2;
-}
-
 /* 2-rank reductions share the work by claims instead of fixed slices: a
  * rank that runs slower (its core busier, its data further away) than the
  * other would make the other wait in the drain for up to a few hundred us
@@ -870,15 +790,6 @@ static int turn(direct_op_t *op)
     if (nd->n == 2 && (a->coll == PLX_COLL_ALLGATHER || a->coll == PLX_COLL_ALLTOALL))
         __atomic_store_n(claim_of(w), (op->seq << 24) + (shared_read(op) ? 0 : DIRECT_CLAIM_NONE),
                          __ATOMIC_RELAXED);
-    /* the tail: the peer meets this header before it claims */
-    op->tail = 0;
-    if (pair_coll(op)) {
-        uint64_t npg = (op->bytes + 4095) / 4096;
-        if (tail_coll(op) && op->solo != DIRECT_SOLO_NO && !coll_in_place(a->rbuf) && nd->tail >= DIRECT_TAIL_MIN)
-            op->tail = (int)((size_t)nd->tail / 4096);
-        __atomic_store_n(tail_of(w), op->seq << 24 | (op->tail ? npg : 0), __ATOMIC_RELAXED);
-        nd->turn_at = plx_now();
-    }
     h->addr[ADDR_IN] = (uint64_t)(uintptr_t)in;
     h->addr[ADDR_OUT] = coll_in_place(a->rbuf) ? 0 : (uint64_t)(uintptr_t)a->rbuf;
     h->addr[ADDR_AUX] = (uint64_t)(uintptr_t)op->aux;
@@ -1174,15 +1085,12 @@ static int work(direct_op_t *op)
             /* my part is over: write the pieces of the peer's read that it
              * has not claimed yet, from my input into its recvbuf */
             int p = 1 - nd->me;
-            size_t at = sh && nd->addr[p][ADDR_OUT] ? claim(op, p) : (size_t)-1, len = 0;
-            if (!sh && pair_coll(op) && nd->addr[p][ADDR_OUT] && tail_claim(op, p, 0, 0, &at, &len)) {
-                /* (the peer's tail: pages from the back, below) */
-            } else if (at == (size_t)-1) {
+            size_t at = sh && nd->addr[p][ADDR_OUT] ? claim(op, p) : (size_t)-1;
+            if (at == (size_t)-1) {
                 op->phase = DIRECT_DRAIN;
                 return 1;
-            } else {
-                len = op->bytes - at < DIRECT_PIECE_SOLO ? op->bytes - at : DIRECT_PIECE_SOLO;
             }
+            size_t len = op->bytes - at < DIRECT_PIECE_SOLO ? op->bytes - at : DIRECT_PIECE_SOLO;
             const char *src = (const char *)op->in + (op->a.coll == PLX_COLL_ALLTOALL ? (size_t)p * op->bytes : 0);
             plx_status_t st = push(op, p, nd->addr[p][ADDR_OUT] + (size_t)nd->me * op->bytes + at, src + at, len);
             if (st != PLX_SUCCESS) {
@@ -1215,20 +1123,7 @@ static int work(direct_op_t *op)
      * 0-10 % slower than the pieces.  Unless PLX_DIRECT_PIECE is set. */
     if (sg.kind != SEG_REDUCE && sg.len <= DIRECT_WHOLE_MAX && nd->spin && solo && !nd->piece_set)
         piece = l;
-    if (op->tail && sg.kind == SEG_COPY && sg.peer != nd->me) {
-        /* my tail offered: the front in one call, then what the peer left */
-        size_t npg = (sg.len + 4095) / 4096, at, cl;
-        uint64_t want = op->tail_k == 0 && npg > (size_t)op->tail ? npg - (size_t)op->tail : npg;
-        if (!tail_claim(op, nd->me, 1, want, &at, &cl)) {
-            op->off = sg.len;
-            return 1;
-        }
-        op->tail_k++;
-        o = at;
-        l = cl;
-        piece = cl;
-        op->off = at;   /* below: past this claim; the next call claims again */
-    } else if (sh && sg.kind == SEG_COPY && sg.peer != nd->me) {
+    if (sh && sg.kind == SEG_COPY && sg.peer != nd->me) {
         /* the peer may have written some pieces already (it claims them too) */
         size_t at = claim(op, nd->me);
         if (at == (size_t)-1) {
@@ -1273,7 +1168,6 @@ static int drain(direct_op_t *op)
         if (__atomic_load_n(done_of(nd->win[op->next]), __ATOMIC_ACQUIRE) < op->seq &&
             __atomic_load_n(&hdr_of(nd->win[op->next])->seq, __ATOMIC_ACQUIRE) <= op->seq)
             return 0;
-    if (op->status == PLX_SUCCESS && pair_coll(op) && op->wrote_done) tail_update(op);
     /* in-place reduce_scatter: block 0 of my buffer was rank 0's to read until now */
     if (op->status == PLX_SUCCESS && op->a.coll == PLX_COLL_REDUCE_SCATTER && op->aux)
         memcpy(op->a.rbuf, op->aux, op->bytes);
@@ -1376,10 +1270,7 @@ int plx_direct_advance(direct_op_t *op, int *moved)
         }
         if (r > 0) *moved = 1;
         if (op->phase == DIRECT_WORK) return 0;   /* one piece per call */
-        nd->work_end = plx_now();
-        nd->work_s = nd->work_end - op->work_since;
-        /* (before done = s: the peer reads it once it sees done, "Tail") */
-        if (pair_coll(op)) __atomic_store_n(end_of(nd->win[nd->me]), (uint64_t)(nd->work_end * 1e9), __ATOMIC_RELAXED);
+        nd->work_s = plx_now() - op->work_since;
     }
     if (op->phase == DIRECT_DRAIN) {
         if (drain(op)) *moved = 1;

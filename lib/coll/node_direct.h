@@ -45,9 +45,6 @@ typedef struct direct_op {
     double spin_since;       /* start of the current bounded spin (meet, drain), 0: none */
     double work_since;       /* start of the work phase (spin_on's budget) */
     int solo;                /* set by the engine before each advance: DIRECT_SOLO_* */
-    int tail;                /* 2-rank allgather/alltoall: this rank offered a tail of its
-                                read to the peer (node_direct.c, "Tail"); claims made so far */
-    int tail_k;
     plx_status_t status;
     struct slots_op *v;      /* a v-form (node_direct_v.c), or NULL */
 } direct_op_t;
