@@ -184,7 +184,8 @@
  * 0.92x in two windows; from 192 KiB no better (192 KiB 1.04x / 1.10x,
  * 256 KiB 0.87x / 0.91x and 0.99x / 1.06x, 512 KiB 1.17x, 1 MiB 1.2x): the
  * root's tails and the long reads cost more than the calls saved
- * (perf/RESULTS.md "Issue 11: 4-rank bcast at 128-256 KiB"). */
+ * (perf/RESULTS.md "Issue 11: 4 ranks on 2 cores, 256 KiB-4 MiB against
+ * Open MPI", session s8f). */
 #define DIRECT_BCAST_HEAD_MAX (128u << 10)
 #define DIRECT_GHOST     (-1)          /* header coll of a closed number (root: its status) */
 #define DIRECT_PHASES    4             /* numbers per schedule for its node-local phases */
