@@ -76,6 +76,9 @@
  *   bcast           part k (count/p) of every non-root's buffer is rank k's
  *                   job: the root WRITEs its part to all; a non-root COPYs
  *                   its part from the root and WRITEs it to the others
+ *                   (ranks outnumbering cores, up to DIRECT_BCAST_HEAD_MAX:
+ *                   a non-root COPYs all but the last count/p from the
+ *                   root, the root WRITEs that tail to every non-root)
  *   allgather       COPY every member's block
  *   alltoall        COPY block me of every member's input (in place: the
  *                   input is first copied to scratch, since each rank's
@@ -173,6 +176,18 @@
  * 0.6-0.8x the time, allreduce 0.7-0.85x, bcast 4 MiB 0.7x, alltoall and
  * allgather 0.9x (perf/RESULTS.md, issue 11, "yield, then sleep"). */
 #define DIRECT_PIECE_OVERSUB (1u << 20)
+/* bcast with ranks outnumbering cores (3+ ranks) up to this size: each
+ * non-root reads the head (all but 1/p) of the buffer from the root in one
+ * call, the root writes the tail into every non-root: 2(p-1) system
+ * calls in all instead of p(p-1), each a fixed cost of a few us (a 64 KiB
+ * read took ~8 us here, a 256 KiB one ~17 us).  4 ranks on 2 cores, q1 /
+ * median of the time against the split: 128 KiB 0.80x / 0.84x and 0.84x /
+ * 0.92x in two windows; from 192 KiB no better (192 KiB 1.04x / 1.10x,
+ * 256 KiB 0.87x / 0.91x and 0.99x / 1.06x, 512 KiB 1.17x, 1 MiB 1.2x): the
+ * root's tails and the long reads cost more than the calls saved
+ * (perf/RESULTS.md "Issue 11: 4 ranks on 2 cores, 256 KiB-4 MiB against
+ * Open MPI", session s8f). */
+#define DIRECT_BCAST_HEAD_MAX (128u << 10)
 #define DIRECT_GHOST     (-1)          /* header coll of a closed number (root: its status) */
 #define DIRECT_PHASES    4             /* numbers per schedule for its node-local phases */
 #define DIRECT_SPIN_S    1e-3          /* longest pure spin of one wait (see spin_on) */
@@ -582,6 +597,17 @@ static int get_seg(const direct_op_t *op, int i, direct_seg_t *sg)
         else *sg = SEG_RED_TO(root, red_off(op, me), red_len(op, me), red_off(op, me));
         return 1;
     case PLX_COLL_BCAST:
+        if (nd->oversub && n > 2 && N <= DIRECT_BCAST_HEAD_MAX) {
+            size_t h = (a->count - a->count / (size_t)n) * op->es;   /* the non-roots' share */
+            if (me == root) {
+                if (i == 0) *sg = SEG_PUSH(me, ADDR_OUT, 0, NULL, 0);
+                else *sg = SEG_PUSH(j, ADDR_OUT, h, rbuf + h, N - h);
+            } else {
+                if (i > 0) return 0;
+                *sg = SEG_READ(root, ADDR_OUT, 0, h, rbuf);
+            }
+            return 1;
+        }
         /* part k of every non-root's buffer is rank k's job: the root
          * writes its part to all, a non-root reads its part from the root
          * and passes it on to the other non-roots */
