@@ -198,8 +198,8 @@
 #define DIRECT_PIECE_SOLO (512u << 10) /* a reduction piece at 2 ranks with a core each and no
                                           progress thread (PLX_DIRECT_PIECE unset): see setup;
                                           also the piece of a shared read */
-/* allreduce from this size: its buffers go on huge pages on their
- * PLX_DIRECT_THP-th call (direct_thp.c) */
+/* a buffer from this size goes on huge pages on its PLX_DIRECT_THP-th
+ * call (direct_thp.c, thp_buffers) */
 #define DIRECT_THP_FROM  (1u << 20)
 #define DIRECT_CLAIM_NONE (1ull << 23) /* shared read: a claim this far past seq << 24 gets nothing */
 
@@ -778,6 +778,53 @@ static int rclaim(direct_op_t *op, size_t piece, size_t *beg, size_t *len)
     }
 }
 
+/* Note one buffer of this collective for huge pages (direct_thp.c), when
+ * it is large enough to pay the collapse back. */
+static void thp_buffer(direct_op_t *op, const void *p, size_t len)
+{
+    if (p && len >= DIRECT_THP_FROM) plx_thp_note(&op->nd->thp, p, len, op->comm->ctx->cfg.direct_thp);
+}
+
+/* The buffers that peers copy from or into with CMA (in: this rank's input
+ * as turn() publishes it), each with its exact length: plx_thp_note may
+ * collapse every 2 MiB page inside [p, p + len), so a length past the
+ * user's buffer would add memory the application never touched.  Gather
+ * and scatter (stars at 3+ ranks, their root's blocks) are left as they
+ * were: not measured. */
+static void thp_buffers(direct_op_t *op, const void *in)
+{
+    const coll_args_t *a = &op->a;
+    size_t N = op->bytes, nN = N * (size_t)op->nd->n;
+    const void *out = coll_in_place(a->rbuf) ? NULL : a->rbuf;
+    switch (a->coll) {
+    case PLX_COLL_ALLREDUCE:
+        thp_buffer(op, in, N);
+        if (out != in) thp_buffer(op, out, N);
+        break;
+    case PLX_COLL_REDUCE:
+        thp_buffer(op, in, N);
+        if (op->nd->me == a->root && out != in) thp_buffer(op, out, N);
+        break;
+    case PLX_COLL_REDUCE_SCATTER:       /* n blocks in, one out (in place: the n blocks) */
+        thp_buffer(op, in, nN);
+        if (!coll_in_place(a->sbuf)) thp_buffer(op, out, N);
+        break;
+    case PLX_COLL_BCAST:
+        thp_buffer(op, out, N);
+        break;
+    case PLX_COLL_ALLGATHER:            /* one block in, n out */
+        if (!coll_in_place(a->sbuf)) thp_buffer(op, a->sbuf, N);
+        thp_buffer(op, out, nN);
+        break;
+    case PLX_COLL_ALLTOALL:             /* n blocks each way (in place: in is scratch) */
+        thp_buffer(op, in, nN);
+        thp_buffer(op, out, nN);
+        break;
+    default:
+        break;
+    }
+}
+
 /* Step 1: publish this rank's buffers for collective s. */
 static int turn(direct_op_t *op)
 {
@@ -809,11 +856,7 @@ static int turn(direct_op_t *op)
     if (a->coll == PLX_COLL_SCATTER && nd->me != a->root) in = NULL;
     op->in = in;
     /* (before the header: nobody copies from or into these buffers yet) */
-    if (a->coll == PLX_COLL_ALLREDUCE && op->bytes >= DIRECT_THP_FROM) {
-        int after = op->comm->ctx->cfg.direct_thp;
-        plx_thp_note(&nd->thp, in, op->bytes, after);
-        if (!coll_in_place(a->rbuf) && a->rbuf != in) plx_thp_note(&nd->thp, a->rbuf, op->bytes, after);
-    }
+    if (op->comm->ctx->cfg.direct_thp > 0) thp_buffers(op, in);
     unsigned char *w = nd->win[nd->me];
     direct_hdr_t *h = hdr_of(w);
     /* (done of s-1 before any field of this header: a star collective's

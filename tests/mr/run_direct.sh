@@ -98,7 +98,8 @@ PLX_DIRECT_PIECE=4K run_checks coll_check 3 "$MR/coll_check" --counts 0,1,7,1000
 run_checks coll_check 2 "$MR/coll_check" --counts 524291,2097169 --coll allreduce,reduce,allgather,alltoall
 PLX_DIRECT_PIECE=4K run_checks coll_check 2 "$MR/coll_check" --counts 786433 --coll allreduce,reduce
 # buffers put on huge pages on their first call (PLX_DIRECT_THP=1, lib/coll/direct_thp.c)
-PLX_DIRECT_THP=1 run_checks coll_check 2 "$MR/coll_check" --counts 262147,2097169 --coll allreduce
+PLX_DIRECT_THP=1 run_checks coll_check 2 "$MR/coll_check" --counts 262147,2097169 --coll allreduce,reduce,reduce_scatter,bcast,allgather,alltoall
+PLX_DIRECT_THP=1 run_checks coll_check 3 "$MR/coll_check" --counts 699053 --coll allreduce,reduce_scatter,bcast,allgather,alltoall
 # a bad piece size fails plx_init naming the variable
 if PLX_DIRECT_PIECE=1K "$RUN" -n 1 --timeout 60 "$MR/coll_check" --quick >"$tmp/bad.log" 2>&1 ||
    ! grep -q "PLX_DIRECT_PIECE='1K' is not a byte count in \[4K, 64M\]" "$tmp/bad.log"; then
