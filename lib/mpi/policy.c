@@ -97,7 +97,10 @@ static const route_row_t default_rows[] = {
     { PM_ALLGATHER, 3, 3, 16 * KB, 64 * KB },       /* 0.30 at 32K (earlier; 3 ranks not rerun) */
     { PM_ALLGATHER, 4, MANY, 4 * KB, 64 * KB },     /* 0.44-0.89 (s7m; 64-512 B 1.17-1.71; 256K-16M 0.48-0.99, then 0.50-1.18 in the check) */
     { PM_ALLTOALL, 2, 2, 4 * KB, 8 * KB },          /* 0.78-0.84 (s7m; 512 B 0.99-1.10, 32K 0.94-2.14) */
-    { PM_REDUCE, 2, 2, 512, ANY },                  /* 0.15-0.86 (s7m) */
+    /* 0.15-0.86 (s7m); 256 KiB left to MPI: 1.04 [0.80-1.09] through the layer on the
+     * machine of 2026-12-02 12:18 (perf/results/layer-1202e); 1 MiB 0.68 in that day's window */
+    { PM_REDUCE, 2, 2, 512, 64 * KB },
+    { PM_REDUCE, 2, 2, 1 * MB, ANY },
     { PM_REDUCE, 4, MANY, 512, 8 * KB },            /* 0.13-0.29 (s7m; 8-64 B 0.68-1.45) */
     { PM_REDUCE, 4, MANY, 2 * MB, ANY },            /* 0.48-0.82 (s7m; 32K 0.73-1.27, 256K 0.93-1.44) */
     /* 0.10-0.98 (s7m; 8-512 B 0.67-0.98); 8-64 B left to MPI: s8l's A/B, 20 launches,
@@ -153,7 +156,9 @@ static const route_row_t default_rows[] = {
     { PM_GATHER, 3, 3, 256 * KB, ANY },             /* 0.01-0.03 (directly; 3 ranks not rerun) */
     { PM_GATHER, 4, MANY, 0, 1 * KB },              /* 0.50-0.60 (s7m) */
     { PM_GATHER, 4, MANY, 256 * KB, ANY },          /* 0.06-0.59 (s7m; 4K-32K 0.50-0.99: one 4 ms tick) */
-    { PM_SCATTER, 2, 2, 4 * KB, 64 * KB },          /* 0.53-0.94 (s7m) */
+    /* 0.53-0.94 (s7m); 4 KiB left to MPI: 1.16 [1.14-1.24] on the machine of 2026-12-02
+     * 12:18 (perf/results/layer-1202e); 32 KiB 0.28 */
+    { PM_SCATTER, 2, 2, 32 * KB, 64 * KB },
     { PM_SCATTER, 2, 2, 2 * MB, ANY },              /* 0.61-0.66 (s7m) */
     /* 0.00-0.04 (directly); kept: s7m at 4 ranks 0.50-1.00 (2M: one
      * launch at 1.00, a 4 ms tick), the old table's run 0.50-0.98 */
