@@ -1,23 +1,4 @@
-#!/usr/bin/env python3
-# sum.py (perf/results/s8l; from s7l/sum.py): per build, collective, MPI and size, the in-process ratio (through the
-# layer / PMPI_ in the same launch) of each round's launch and the A/A: median [min-max] over rounds.
-import re, glob, statistics as st
-d = {}
-for f in sorted(glob.glob('ab-*-*.txt')):
-    b = f.split('-')[1]
-    coll = None
-    for line in open(f):
-        m = re.match(r'## (\w+), (\d) ranks', line)
-        if m: coll = m.group(1); continue
-        m = re.match(r'\s+(\d+) \|\s+([\d.]+) \[[^]]*\] ([\d.]+)\[[^]]*\]\s+([\d.]+)\s+[\d.]+ \|\s+([\d.]+) \[[^]]*\] ([\d.]+)\[', line)
-        if m and coll:
-            n, ro, ao, us, rm, am = m.groups()
-            for mpi, r, a in (('openmpi', ro, ao), ('mpich', rm, am)):
-                d.setdefault((coll, mpi, int(n), b), []).append((float(r), float(a)))
-f = lambda v: f"{st.median(v):.2f} [{min(v):.2f}-{max(v):.2f}]"
-print("| collective | MPI | bytes | main: layer/plain | main: A/A | s8l: layer/plain | s8l: A/A |")
-print("| --- | --- | ---: | --- | --- | --- | --- |")
-for k in sorted({k[:3] for k in d}, key=lambda k: (k[1], k[0], k[2])):
-    a, b = d.get(k + ('base',), []), d.get(k + ('new',), [])
-    if not a or not b: continue
-    print(f"| {k[0]} | {k[1]} | {k[2]} | {f([x[0] for x in a])} | {f([x[1] for x in a])} | {f([x[0] for x in b])} | {f([x[1] for x in b])} |")
+#!/bin/sh
+# sum.py (perf/results/s8l): s7l's summary of the same layer A/B files, with s8l's tags
+# (ab-base-R.txt, ab-new-R.txt); run it in the folder of those files.
+exec python3 "$(dirname "$0")/../s7l/sum.py" base new s8l
