@@ -63,6 +63,19 @@
  *            and the other reads, so no input byte is read twice (the
  *            allgather reads each input twice, its own copy and the
  *            peer's read, the second often from the caches).
+ *   thp      with --sizes, every per-size figure a second time with both
+ *            processes' buffers 2 MiB aligned and wholly on transparent
+ *            huge pages (madvise MADV_COLLAPSE after the first touch).
+ *            The library's direct collectives collapse the 2 MiB pages of
+ *            buffers of 1 MiB or more that they keep copying
+ *            (lib/coll/direct_thp.c, PLX_DIRECT_THP), and a CMA copy then
+ *            pins one page per 2 MiB instead of one per 4 KiB; these are
+ *            the floors of a buffer wholly on huge pages.  A malloc'd
+ *            buffer has part of its first and last 2 MiB on 4 KiB pages
+ *            (a 1 MiB one usually all of it), so for it they are an upper
+ *            bound.  Rows cma_*_thp_pair_gbps_N; -1 where the kernel
+ *            refused a collapse (THP "never", no free huge page, a kernel
+ *            before 6.1).
  *
  * Build: cc -O3 -o limits perf/limits.c          (perf/compare does that;
  *        -O3 vectorises the float32 add like the library's kernels)
@@ -83,7 +96,8 @@
  *             per --sizes entry N: cma_pair_gbps_N, cma_add_pair_gbps_N,
  *             cma_write_pair_gbps_N, cma_copy_pair_gbps_N,
  *             cma_exch_pair_gbps_N, cma_exch_mean_pair_gbps_N,
- *             cma_exch_a2a_pair_gbps_N, cma_exch_a2a_mean_pair_gbps_N (GB/s)
+ *             cma_exch_a2a_pair_gbps_N, cma_exch_a2a_mean_pair_gbps_N (GB/s),
+ *             and each of these again as cma_*_thp_pair_gbps_N (huge pages)
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -100,6 +114,10 @@
 
 #define LINE 128                /* two 64-byte lines apart: no adjacent-line prefetch sharing */
 #define BATCH 100
+#define THP_BYTES ((size_t)2 << 20)
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25            /* Linux 6.1; older headers lack it */
+#endif
 
 static double now_s(void)
 {
@@ -222,6 +240,7 @@ typedef struct cma_shared {
     volatile double secs[2][6];    /* [process][0: cma, 1: cma+add, 2: write, 3: copy, 4: exchange,
                                       5: alltoall exchange] best times */
     volatile double mean[2][2];    /* [process][exchange, alltoall exchange] mean pass time */
+    volatile int thp_ok[2];        /* with thp: every buffer of the process collapsed */
 } cma_shared_t;
 
 /* One pass over SIZE bytes in pieces: kind 0 reads pid's buffer at raddr
@@ -273,16 +292,45 @@ static double cma_pass(pid_t pid, uint64_t raddr, uint64_t waddr, char *dst, con
     return now_s() - t0;
 }
 
+/* A buffer of n bytes, every page touched (filled with v).  thp: 2 MiB
+ * aligned and wholly collapsed onto huge pages, the best placement a
+ * buffer can have; *ok cleared if the kernel refused (the figure is then
+ * -1). */
+static char *cma_buf(size_t n, int v, int thp, int *ok)
+{
+    if (!thp) {
+        char *p = malloc(n);
+        if (p) memset(p, v, n);
+        return p;
+    }
+    size_t len = (n + THP_BYTES - 1) / THP_BYTES * THP_BYTES;
+    char *m = mmap(NULL, len + THP_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    char *p = (char *)(((uintptr_t)m + THP_BYTES - 1) & ~(uintptr_t)(THP_BYTES - 1));
+    /* keep [p, p + len) only, so cma_free unmaps all of it */
+    if (p > m) munmap(m, (size_t)(p - m));
+    if (m + len + THP_BYTES > p + len) munmap(p + len, (size_t)(m + len + THP_BYTES - (p + len)));
+    memset(p, v, len);
+    if (madvise(p, len, MADV_COLLAPSE) != 0) *ok = 0;
+    return p;
+}
+
+static void cma_free(char *p, size_t n, int thp)
+{
+    if (thp) munmap(p, (n + THP_BYTES - 1) / THP_BYTES * THP_BYTES);
+    else free(p);
+}
+
 /* Process `me` (0 or 1) of the measurement: best times of REPS passes of
  * each kind, alone (only process 0 reads) and as a pair. */
 static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t piece, size_t cpiece, int reps,
-                     int pair, int kinds)
+                     int pair, int kinds, int thp)
 {
-    char *dst = malloc(2 * size), *mine = malloc(2 * size), *tmp = malloc(piece);
+    int ok = 1;
+    char *dst = cma_buf(2 * size, 1, thp, &ok), *mine = cma_buf(2 * size, 2, thp, &ok), *tmp = malloc(piece);
     if (!dst || !mine || !tmp) { fprintf(stderr, "limits: cannot allocate for cma\n"); exit(1); }
-    memset(dst, 1, 2 * size);
-    memset(mine, 2, 2 * size);
     memset(tmp, 3, piece);
+    sh->thp_ok[me] = ok;
     sh->addr[me] = (uint64_t)(uintptr_t)mine;
     sh->daddr[me] = (uint64_t)(uintptr_t)dst;
     __atomic_store_n(&sh->ready[me], 1, __ATOMIC_RELEASE);
@@ -310,8 +358,8 @@ static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t 
     /* the other one may still be reading my buffer */
     __atomic_store_n(&sh->done[me], 1, __ATOMIC_RELEASE);
     while (!__atomic_load_n(&sh->done[1 - me], __ATOMIC_ACQUIRE)) sched_yield();
-    free(dst);
-    free(mine);
+    cma_free(dst, 2 * size, thp);
+    cma_free(mine, 2 * size, thp);
     free(tmp);
 }
 
@@ -319,8 +367,8 @@ static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t 
  * as a pair (the slower of the two processes); -1 where refused.  cpiece:
  * the piece of the read and the copy; pairs_only: skip the alone figures
  * (left -1). */
-static void cma_gbps(size_t size, size_t piece, size_t cpiece, int reps, int pin, int pairs_only, double gbps[8],
-                     double exch[4])
+static void cma_gbps(size_t size, size_t piece, size_t cpiece, int reps, int pin, int pairs_only, int thp,
+                     double gbps[8], double exch[4])
 {
     int kinds = exch ? 6 : 4;
     for (int k = 0; k < 4; k++) gbps[k] = -1;
@@ -334,13 +382,20 @@ static void cma_gbps(size_t size, size_t piece, size_t cpiece, int reps, int pin
         if (pid == 0) {
             if (pin) pin_to(1);
             alarm(300);
-            cma_side(sh, 1, parent, size, piece, cpiece, reps, pair, kinds);
+            cma_side(sh, 1, parent, size, piece, cpiece, reps, pair, kinds, thp);
             _exit(0);
         }
         if (pin) pin_to(0);
-        cma_side(sh, 0, pid, size, piece, cpiece, reps, pair, kinds);
+        cma_side(sh, 0, pid, size, piece, cpiece, reps, pair, kinds, thp);
         int st;
         waitpid(pid, &st, 0);
+        if (thp && !(sh->thp_ok[0] && sh->thp_ok[1])) {
+            /* not on huge pages: no huge-page figure */
+            for (int k = pair * 4; k < pair * 4 + 4; k++) gbps[k] = -1;
+            for (int x = 0; exch && x < 4; x++) exch[x] = -1;
+            munmap((void *)sh, 4096);
+            continue;
+        }
         for (int kind = 0; kind < 4; kind++) {
             double t = sh->secs[0][kind];
             if (pair && sh->secs[1][kind] > t) t = sh->secs[1][kind];
@@ -381,7 +436,7 @@ int main(int argc, char **argv)
     rtt_us(trips, pin, &med, &min);
     double cma[8];
     if (!csize) csize = size;
-    cma_gbps(csize, piece, piece, reps < 5 ? reps : 5, pin, 0, cma, NULL);
+    cma_gbps(csize, piece, piece, reps < 5 ? reps : 5, pin, 0, 0, cma, NULL);
     if (csv) {
         printf("metric,value,unit\n");
         printf("memcpy_gbps,%.3f,GB/s\n", gbps);
@@ -422,25 +477,29 @@ int main(int argc, char **argv)
         long rp = (long)(0.05 * 2e9 / (double)c);
         if (rp < 5) rp = 5;
         if (rp > 2000) rp = 2000;
-        double g[8], x[4];
-        cma_gbps(c, piece, c, (int)rp, pin, 1, g, x);
-        if (csv) {
-            printf("cma_pair_gbps_%zu,%.3f,GB/s\n", n, g[4]);
-            printf("cma_add_pair_gbps_%zu,%.3f,GB/s\n", n, g[5]);
-            printf("cma_write_pair_gbps_%zu,%.3f,GB/s\n", n, g[6]);
-            printf("cma_copy_pair_gbps_%zu,%.3f,GB/s\n", n, g[7]);
-            printf("cma_exch_pair_gbps_%zu,%.3f,GB/s\n", n, x[0]);
-            printf("cma_exch_mean_pair_gbps_%zu,%.3f,GB/s\n", n, x[1]);
-            printf("cma_exch_a2a_pair_gbps_%zu,%.3f,GB/s\n", n, x[2]);
-            printf("cma_exch_a2a_mean_pair_gbps_%zu,%.3f,GB/s\n", n, x[3]);
-        } else {
-            printf("2 ranks at %zu bytes (each moves %zu), both processes at once, best of %ld: "
-                   "process_vm_readv in one call %.2f GB/s, read-and-add in %zu-byte pieces %.2f GB/s, "
-                   "process_vm_writev of a hot piece %.2f GB/s, memcpy in one call %.2f GB/s\n",
-                   n, c, rp, g[4], piece, g[5], g[6], g[7]);
-            printf("  exchange (copy own N/2, then read the other's N/2, as the 2-rank allgather): best %.2f GB/s, "
-                   "mean %.2f GB/s; as alltoall (two-block inputs): best %.2f, mean %.2f GB/s\n", x[0], x[1], x[2],
-                   x[3]);
+        for (int thp = 0; thp < 2; thp++) {
+            /* 4 KiB pages, then the same on huge pages */
+            const char *t = thp ? "_thp" : "";
+            double g[8], x[4];
+            cma_gbps(c, piece, c, (int)rp, pin, 1, thp, g, x);
+            if (csv) {
+                printf("cma%s_pair_gbps_%zu,%.3f,GB/s\n", t, n, g[4]);
+                printf("cma_add%s_pair_gbps_%zu,%.3f,GB/s\n", t, n, g[5]);
+                printf("cma_write%s_pair_gbps_%zu,%.3f,GB/s\n", t, n, g[6]);
+                printf("cma_copy%s_pair_gbps_%zu,%.3f,GB/s\n", t, n, g[7]);
+                printf("cma_exch%s_pair_gbps_%zu,%.3f,GB/s\n", t, n, x[0]);
+                printf("cma_exch_mean%s_pair_gbps_%zu,%.3f,GB/s\n", t, n, x[1]);
+                printf("cma_exch_a2a%s_pair_gbps_%zu,%.3f,GB/s\n", t, n, x[2]);
+                printf("cma_exch_a2a_mean%s_pair_gbps_%zu,%.3f,GB/s\n", t, n, x[3]);
+            } else {
+                printf("2 ranks at %zu bytes (each moves %zu), both processes at once, %s, best of %ld: "
+                       "process_vm_readv in one call %.2f GB/s, read-and-add in %zu-byte pieces %.2f GB/s, "
+                       "process_vm_writev of a hot piece %.2f GB/s, memcpy in one call %.2f GB/s\n",
+                       n, c, thp ? "2 MiB huge pages" : "4 KiB pages", rp, g[4], piece, g[5], g[6], g[7]);
+                printf("  exchange (copy own N/2, then read the other's N/2, as the 2-rank allgather): best %.2f "
+                       "GB/s, mean %.2f GB/s; as alltoall (two-block inputs): best %.2f, mean %.2f GB/s\n", x[0],
+                       x[1], x[2], x[3]);
+            }
         }
     }
     return 0;

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""perf/model.py LIMITS.csv COMPARE.csv... -- the 2-rank bytes-moved model of
+the direct (single-copy) collectives against what perf/compare measured.
+
+LIMITS.csv: `perf/limits -p 512K --sizes 1M,4M,16M,64M --csv` from the same
+window (its per-size figures, both processes working at once, N/2 bytes per
+rank; the *_thp_* rows the same with the buffers on 2 MiB huge pages).
+COMPARE.csv: `perf/compare -n 2 ... --csv FILE` (busbw as nccl-tests).
+
+Per rank, for N bytes at 2 ranks (each byte counted once; both ranks work at
+once, so the both-at-once rates apply):
+
+  allreduce       read-and-add N/2 (RA), write the reduced N/2 into the peer (W)
+                  busbw = N / t = 1 / (0.5/RA + 0.5/W)
+  reduce_scatter  read-and-add N/2                 busbw = N/2 / t = RA
+  reduce          root: read-and-add f N; the other rank: read-and-add and
+                  write (1-f) N; the ranks claim pieces, so f balances them:
+                  f = (1/RA + 1/W) / (2/RA + 1/W),  busbw = N / (f N / RA)
+  allgather       copy the own N/2, read the peer's N/2 into the receive
+                  buffer: limits' "exchange" figure does exactly that (EX)
+                  busbw = N/2 / t = EX
+  alltoall        the same bytes, two-block inputs: "exchange a2a" (EXA)
+
+Which inputs: the library puts buffers of 1 MiB or more on huge pages
+(PLX_DIRECT_THP), but only the 2 MiB pages it can collapse: a malloc'd
+buffer under 4 MiB (plx_perf's at 1 MiB) holds no whole one.  So the bound
+uses the 4 KiB-page figures below 4 MiB and the huge-page ones from 4 MiB
+(there an upper bound: the ends of a malloc'd buffer stay on 4 KiB pages).
+Both fractions are printed.  bcast has no row: its per-size input (one
+process reading N while the other waits) is not among limits' figures.
+"""
+import csv
+import sys
+
+THP_FROM = 4 << 20
+
+
+def bound(c, g):
+    RA, W = g('cma_add%s_pair_gbps'), g('cma_write%s_pair_gbps')
+    if c == 'allreduce':
+        return 1 / (0.5 / RA + 0.5 / W)
+    if c == 'reduce_scatter':
+        return RA
+    if c == 'reduce':
+        f = (1 / RA + 1 / W) / (2 / RA + 1 / W)
+        return RA / f
+    if c == 'allgather':
+        return g('cma_exch%s_pair_gbps')
+    if c == 'alltoall':
+        return g('cma_exch_a2a%s_pair_gbps')
+    return None
+
+
+def main(argv):
+    if len(argv) < 3:
+        sys.exit(__doc__)
+    L = {r[0]: float(r[1]) for r in csv.reader(open(argv[1])) if len(r) >= 2 and r[0] != 'metric'}
+    d = {}
+    for f in argv[2:]:
+        for r in csv.DictReader(open(f)):
+            if r.get('ranks', '2') == '2' and r['library'] in ('plexus', 'openmpi', 'mpich'):
+                d[(r['library'], r['collective'], int(r['bytes']))] = float(r['busbw_gbps'])
+    print("| collective | bytes | bound 4 KiB / huge pages (GB/s) | Plexus | best MPI | Plexus / MPI "
+          "| Plexus / bound (4 KiB, huge) | MPI / bound |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | --- | ---: |")
+    for c in ['allreduce', 'reduce_scatter', 'reduce', 'allgather', 'alltoall']:
+        for N in sorted({k[2] for k in d if k[1] == c and k[0] == 'plexus'}):
+            def rate(kind):
+                def g(m):
+                    v = L.get(f"{m % kind}_{N}", -1)
+                    if v <= 0:
+                        raise KeyError(m % kind)
+                    return v
+                return g
+            try:
+                b4 = bound(c, rate(''))
+            except KeyError:
+                continue
+            try:
+                bh = bound(c, rate('_thp'))
+            except KeyError:
+                bh = None
+            use = bh if N >= THP_FROM and bh else b4
+            p = d[('plexus', c, N)]
+            m = max(d.get(('openmpi', c, N), 0), d.get(('mpich', c, N), 0))
+            hs = f"{bh:.2f}" if bh else "-"
+            fr = f"{p / b4:.2f}, {p / bh:.2f}" if bh else f"{p / b4:.2f}, -"
+            size = f"{N >> 20} MiB" if N >= 1 << 20 else f"{N >> 10} KiB"
+            ratio = f"{p / m:.2f}" if m else "-"
+            print(f"| {c} | {size} | {b4:.2f} / {hs} (uses {'huge' if use is bh else '4 KiB'}) | {p:.2f} | "
+                  f"{m:.2f} | {ratio} | **{p / use:.2f}** ({fr}) | {m / use:.2f} |")
+
+
+if __name__ == '__main__':
+    main(sys.argv)
