@@ -122,6 +122,8 @@ struct plx_context {
         int driving;              /* application threads inside a wait, driving it themselves
                                    * (under the lock; the thread keeps away meanwhile) */
         unsigned posts;           /* requests activated so far (written under the lock, read without) */
+        int one_core;             /* the thread and the application thread that started it
+                                   * may run on one CPU only (plexusrun binds ranks): no spins */
         pthread_t tid;
         pthread_cond_t wake;
     } pt;

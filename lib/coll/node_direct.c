@@ -1359,6 +1359,18 @@ int plx_direct_advance(direct_op_t *op, int *moved)
     return op->phase == DIRECT_DONE;
 }
 
+int plx_direct_publish(direct_op_t *op)
+{
+    if (op->v || op->phase != DIRECT_TURN || op->nd->broken) return 0;
+    int r = turn(op);
+    if (r < 0) {
+        fail(op, op->status);
+        return 1;
+    }
+    if (r) op->phase = DIRECT_MEET;
+    return 0;
+}
+
 /* ---- sleeping waits (more ranks than cores) -------------------------------- */
 int plx_direct_sleep_target(const direct_op_t *op, direct_sleep_t *t)
 {

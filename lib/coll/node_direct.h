@@ -72,6 +72,10 @@ plx_status_t plx_direct_start(plx_comm_t comm, const coll_args_t *a, direct_op_t
  * *moved is set when something happened (the engine then does not back
  * off). */
 int plx_direct_advance(direct_op_t *op, int *moved);
+/* Step 1 alone (publish this rank's header) if op can take it now, for a
+ * poster that leaves the rest to the progress thread; 1 if it ended op
+ * (failed). */
+int plx_direct_publish(direct_op_t *op);
 /* Timeout / dead peer check for the progress engine: ends the op with a
  * message naming the ranks waited for; 1 if it ended it. */
 int plx_direct_check(direct_op_t *op, double elapsed, double limit);

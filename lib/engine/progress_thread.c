@@ -31,7 +31,15 @@
  * on the way out (plx_req_drive_end).  On the core the two share at 2 ranks
  * the lock otherwise went back and forth once per 128 KiB piece: plain
  * post + wait 1-4 MiB 15-25 % faster (perf/RESULTS.md, session s5o).
+ *
+ * One CPU for both (plexusrun binds each rank when ranks <= cores): the
+ * lock's holder cannot run while the other spins on the same core, so a
+ * pause spin for the lock or for a hand-over only delays it; both threads
+ * yield at once instead (pt.one_core).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* sched_getaffinity, CPU_COUNT */
+#endif
 #include "engine/request.h"
 
 #include <sched.h>
@@ -54,7 +62,8 @@ static void lock_polling(plx_context_t ctx, int announce)
 {
     if (announce) __atomic_add_fetch(&ctx->pt.want, 1, __ATOMIC_SEQ_CST);
     double since = 0;
-    for (unsigned i = 0; !plx_ctx_trylock(ctx); i++) {
+    /* sharing one CPU with the holder: no pause spins (see the top) */
+    for (unsigned i = ctx->pt.one_core ? 64 : 0; !plx_ctx_trylock(ctx); i++) {
         if (i < 64) {
 #if defined(__x86_64__) || defined(__i386__)
             __builtin_ia32_pause();
@@ -79,7 +88,7 @@ void plx_ctx_lock_polling(plx_context_t ctx) { lock_polling(ctx, 1); }
 static void hand_over(plx_context_t ctx)
 {
     for (int i = 0; i < HANDOVER_POLLS && __atomic_load_n(&ctx->pt.want, __ATOMIC_SEQ_CST); i++) {
-        if (i < 32) {
+        if (i < 32 && !ctx->pt.one_core) {
 #if defined(__x86_64__) || defined(__i386__)
             __builtin_ia32_pause();
 #endif
@@ -156,6 +165,9 @@ static void *progress_main(void *arg)
 
 plx_status_t plx_progress_thread_start(plx_context_t ctx)
 {
+    /* the thread inherits the caller's affinity: one CPU means it shares it */
+    cpu_set_t cs;
+    ctx->pt.one_core = sched_getaffinity(0, sizeof cs, &cs) == 0 && CPU_COUNT(&cs) == 1;
     if (pthread_cond_init(&ctx->pt.wake, NULL) != 0) return PLX_ERR_NO_MEMORY;
     ctx->pt.stop = 0;
     ctx->pt.sleeping = 0;
