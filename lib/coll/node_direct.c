@@ -1572,7 +1572,9 @@ int plx_direct_check(direct_op_t *op, double elapsed, double limit)
             missing = __atomic_load_n(&hdr_of(nd->win[m])->seq, __ATOMIC_ACQUIRE) != s &&
                       !(op->star && m != op->a.root && __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) >= s);
         else if (op->phase == DIRECT_DRAIN)
-            missing = __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) < s;
+            /* (a star bcast's written member waits for the root alone) */
+            missing = __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) < s &&
+                      !(star_go(op) && nd->me == star_written(op) && m != op->a.root);
         if (!missing) continue;
         coll_rank_list_add(&waited, m, nd->world[m]);
     }
