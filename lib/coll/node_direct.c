@@ -11,6 +11,8 @@
  *               writing its peers' buffers
  *   offset 264  mismatch: the last sequence whose signatures this rank
  *               found to differ (star collectives only, below)
+ *   offset 272  go: the last sequence whose meet this rank (a star bcast's
+ *               root) finished, its mismatch mark stored before it
  *   offset 320  claim: the pieces of this rank's shared read handed out
  *               (2-rank allgather and alltoall, "Shared read" below)
  *   offset 328  reduction claim (member 0's window only): the unclaimed
@@ -78,7 +80,8 @@
  *                   its part from the root and WRITEs it to the others
  *                   (ranks outnumbering cores, up to DIRECT_BCAST_HEAD_MAX:
  *                   a non-root COPYs all but the last count/p from the
- *                   root, the root WRITEs that tail to every non-root)
+ *                   root, the root WRITEs that tail to every non-root;
+ *                   above it up to DIRECT_BCAST_STAR_MAX: a star, below)
  *   allgather       COPY every member's block
  *   alltoall        COPY block me of every member's input (in place: the
  *                   input is first copied to scratch, since each rank's
@@ -103,6 +106,21 @@
  * meet saw every header; by induction every rank sees the difference or
  * the mark, and nobody touches a buffer).  The root still drains: its
  * buffers are read or written by every member.
+ * Star bcast (ranks outnumbering cores, 3+ ranks, DIRECT_BCAST_HEAD_MAX <
+ * N <= DIRECT_BCAST_STAR_MAX): the root WRITEs the whole buffer into one
+ * non-root (star_written: the member before it), every other non-root
+ * COPYs it from the root: p-1 system calls of N instead of p(p-1) of N/p,
+ * and the root works instead of waiting.  A non-root needs the root's
+ * buffer and nobody else's, so it waits for the root alone: its meet
+ * reads the root's header (its signature compared there) and then the
+ * root's go = s, which the root stores after its own meet of every
+ * member (its mismatch mark first, if it found a difference): the
+ * four-way wait of the meet becomes one wait for one rank.  The members
+ * are then all past their turn of s, so the root copied every header
+ * before anyone can leave s (a non-root that found the root's signature
+ * different leaves at once with its mark, as in a star collective).  The
+ * readers skip the drain's wait like the other stars; the written member
+ * waits in its drain for the root's done alone.
  * Shared read (2-rank allgather and alltoall above DIRECT_WHOLE_MAX, each
  * rank on its own core, no progress thread).  Reading the peer's block is
  * most of a rank's time, and one rank is often 10-30 % slower than the other
@@ -161,6 +179,7 @@
 #define DIRECT_CHANNEL0  16          /* windows 16.. are this file's (0..15: shm_slots) */
 #define DIRECT_DONE_OFF  256
 #define DIRECT_MM_OFF    264           /* the mismatch mark of star collectives */
+#define DIRECT_GO_OFF    272           /* a star bcast root met every member (see "Star bcast") */
 #define DIRECT_CLAIM_OFF 320
 #define DIRECT_RCLAIM_OFF 328
 #define DIRECT_INTO_DST_MIN (128u << 10) /* reduce_piece: member 0 reads into the destination */
@@ -188,6 +207,13 @@
  * (perf/RESULTS.md "Issue 11: 4 ranks on 2 cores, 256 KiB-4 MiB against
  * Open MPI", session s8f). */
 #define DIRECT_BCAST_HEAD_MAX (128u << 10)
+/* bcast with ranks outnumbering cores (3+ ranks) above DIRECT_BCAST_HEAD_MAX
+ * and up to this size: a star (see "Star bcast").  4 ranks on 2 cores,
+ * time against the quarters by q1 / median: 256 KiB 0.80 / 0.89 and 0.80 /
+ * 0.83 in two windows; 512 KiB 1.17 / 1.05 and 1 MiB 1.27 / 1.19 (three
+ * readers of the same pages) (perf/RESULTS.md "Issue 11: 4 ranks on 2
+ * cores, ... star bcast", session s9f). */
+#define DIRECT_BCAST_STAR_MAX (256u << 10)
 #define DIRECT_GHOST     (-1)          /* header coll of a closed number (root: its status) */
 #define DIRECT_PHASES    4             /* numbers per schedule for its node-local phases */
 #define DIRECT_SPIN_S    1e-3          /* longest pure spin of one wait (see spin_on) */
@@ -276,6 +302,7 @@ struct direct_close {
 static inline direct_hdr_t *hdr_of(unsigned char *w) { return (direct_hdr_t *)w; }
 static inline uint64_t *done_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_DONE_OFF); }
 static inline uint64_t *mm_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_MM_OFF); }
+static inline uint64_t *go_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_GO_OFF); }
 static inline uint64_t *claim_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_CLAIM_OFF); }
 static inline uint64_t *fail_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_FAIL_OFF); }
 static inline int32_t *fail_status_of(unsigned char *w) { return (int32_t *)(w + DIRECT_FAIL_OFF + 8); }
@@ -510,6 +537,20 @@ void plx_direct_release(plx_comm_t comm)
     comm->direct_state = comm->direct_node_state = 0;
 }
 
+/* The member a star bcast's root writes into (see "Star bcast"). */
+static int star_written(const direct_op_t *op)
+{
+    return (op->a.root + op->nd->n - 1) % op->nd->n;
+}
+
+/* A star bcast (see "Star bcast")?  Only the size, the rank count and the
+ * node decide it, so every member agrees. */
+static int star_bcast(const direct_op_t *op)
+{
+    return op->a.coll == PLX_COLL_BCAST && op->nd->oversub && op->nd->n > 2 &&
+           op->bytes > DIRECT_BCAST_HEAD_MAX && op->bytes <= DIRECT_BCAST_STAR_MAX;
+}
+
 /* ---- the segments of each collective ------------------------------------- */
 /* Slice i of count elements split over n ranks, in bytes. */
 static size_t slice_off(const direct_op_t *op, int i)
@@ -597,6 +638,16 @@ static int get_seg(const direct_op_t *op, int i, direct_seg_t *sg)
         else *sg = SEG_RED_TO(root, red_off(op, me), red_len(op, me), red_off(op, me));
         return 1;
     case PLX_COLL_BCAST:
+        if (op->star) {   /* each non-root reads the whole buffer from the root */
+            int x = star_written(op);
+            if (i > 0 || me == x) return 0;
+            if (me == root) {
+                *sg = SEG_PUSH(x, ADDR_OUT, 0, rbuf, N);
+            } else {
+                *sg = SEG_READ(root, ADDR_OUT, 0, N, rbuf);
+            }
+            return 1;
+        }
         if (nd->oversub && n > 2 && N <= DIRECT_BCAST_HEAD_MAX) {
             size_t h = (a->count - a->count / (size_t)n) * op->es;   /* the non-roots' share */
             if (me == root) {
@@ -658,6 +709,14 @@ static int get_seg(const direct_op_t *op, int i, direct_seg_t *sg)
     }
 }
 
+/* A star bcast: the non-roots wait for the root's go alone (see "Star
+ * bcast"; scatter's non-roots waiting so measured no faster, gather's not
+ * measured: both keep the full meet). */
+static int star_go(const direct_op_t *op)
+{
+    return op->star && op->a.coll == PLX_COLL_BCAST;
+}
+
 /* ---- start ----------------------------------------------------------------- */
 static void op_init(plx_comm_t comm, struct node_direct *nd, const coll_args_t *a, direct_op_t *op)
 {
@@ -687,6 +746,7 @@ plx_status_t plx_direct_start(plx_comm_t comm, const coll_args_t *a, direct_op_t
     /* (not the node-local phases of hier.c: their closed numbers need the drain) */
     op->star = (a->coll == PLX_COLL_SCATTER || a->coll == PLX_COLL_GATHER) && op->nd->oversub &&
                op->nd->n > 2;
+    if (star_bcast(op)) op->star = 1;
     return PLX_SUCCESS;
 }
 
@@ -964,12 +1024,68 @@ static int star_finished(direct_op_t *op, int m)
     return 1;
 }
 
+/* Step 2 of a star bcast's non-root: the root's header (its signature
+ * checked here), then its go of s (it met every member; with its mismatch
+ * mark if it found a difference).  op->next: 1 once the header is checked.
+ * Returns as meet. */
+static int meet_root(direct_op_t *op)
+{
+    struct node_direct *nd = op->nd;
+    int root = op->a.root;
+    unsigned char *w = nd->win[root];
+    if (!op->next) {
+        direct_hdr_t *h = hdr_of(w);
+        if (closed_by(op, root)) return 2;
+        if (__atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) != op->seq) return 0;
+        if (__atomic_load_n(fail_of(w), __ATOMIC_ACQUIRE) >= op->seq) {
+            plx_status_t st = (plx_status_t)__atomic_load_n(fail_status_of(w), __ATOMIC_RELAXED);
+            plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): rank %d "
+                      "(world %d) gave up on it (%s)", plx_coll_name(op->a.coll), op->comm->id,
+                      op->comm->rank, op->comm->size, (unsigned long long)op->seq, root, nd->world[root],
+                      plx_strerror(st));
+            op->status = st;
+            return -1;
+        }
+        /* (the root keeps this header until its drain saw this rank's done) */
+        direct_hdr_t hc = *h;
+        for (int k = 0; k < 3; k++) nd->addr[root][k] = hc.addr[k];
+        op->next = 1;
+        if (!signature_ok(op, root, &hc)) op->status = PLX_ERR_MISMATCH;
+    }
+    /* a difference with the root's call: the root sees it too (this
+     * header, or the mark below once this rank left) */
+    if (op->status == PLX_SUCCESS) {
+        if (__atomic_load_n(go_of(w), __ATOMIC_ACQUIRE) != op->seq) {
+            if (__atomic_load_n(fail_of(w), __ATOMIC_ACQUIRE) >= op->seq) {
+                op->status = (plx_status_t)__atomic_load_n(fail_status_of(w), __ATOMIC_RELAXED);
+                plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): rank %d "
+                          "(world %d) gave up on it (%s)", plx_coll_name(op->a.coll), op->comm->id,
+                          op->comm->rank, op->comm->size, (unsigned long long)op->seq, root,
+                          nd->world[root], plx_strerror(op->status));
+                return -1;
+            }
+            return 0;
+        }
+        if (__atomic_load_n(mm_of(w), __ATOMIC_ACQUIRE) == op->seq) {
+            plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): mismatch: "
+                      "rank %d (world %d) found the ranks' calls to differ", plx_coll_name(op->a.coll),
+                      op->comm->id, op->comm->rank, op->comm->size, (unsigned long long)op->seq, root,
+                      nd->world[root]);
+            op->status = PLX_ERR_MISMATCH;
+        }
+    }
+    op->next = 0;
+    if (op->status != PLX_SUCCESS) __atomic_store_n(mm_of(nd->win[nd->me]), op->seq, __ATOMIC_RELEASE);
+    return 1;
+}
+
 /* Step 2: every member's header of s.  1 when all are there, 0 if not
  * yet, -1 if a member already gave up on s, 2 if a member closed s (then
  * nobody works on it, and this rank need not wait for the others). */
 static int meet(direct_op_t *op)
 {
     struct node_direct *nd = op->nd;
+    if (star_go(op) && nd->me != op->a.root) return meet_root(op);
     for (; op->next < nd->n; op->next++) {
         int m = op->next;
         direct_hdr_t *h = hdr_of(nd->win[m]);
@@ -1013,6 +1129,11 @@ static int meet(direct_op_t *op)
      * only see this mark) */
     if (op->star && op->status != PLX_SUCCESS)
         __atomic_store_n(mm_of(nd->win[nd->me]), op->seq, __ATOMIC_RELEASE);
+    /* a star bcast's root: the non-roots wait for this alone */
+    if (star_go(op)) {
+        __atomic_store_n(go_of(nd->win[nd->me]), op->seq, __ATOMIC_RELEASE);
+        announce(nd);
+    }
     return 1;
 }
 
@@ -1243,6 +1364,14 @@ static int drain(direct_op_t *op)
     /* a non-root of a star collective: nobody touches its buffers (above) */
     int wait = !op->star || nd->me == op->a.root;
     nd->hdr_open = !wait;   /* then the next turn fences (turn) */
+    if (op->star && op->a.coll == PLX_COLL_BCAST && nd->me == star_written(op) && op->status == PLX_SUCCESS) {
+        /* the root writes into this rank's buffer: wait for the root alone */
+        if (__atomic_load_n(done_of(nd->win[op->a.root]), __ATOMIC_ACQUIRE) < op->seq) {
+            op->next = op->a.root;
+            return 0;
+        }
+        op->next = nd->n;
+    }
     /* (a header above s: that member took no part in s, see meet) */
     for (; wait && op->next < nd->n; op->next++)
         if (__atomic_load_n(done_of(nd->win[op->next]), __ATOMIC_ACQUIRE) < op->seq &&
@@ -1372,18 +1501,25 @@ int plx_direct_publish(direct_op_t *op)
 }
 
 /* ---- sleeping waits (more ranks than cores) -------------------------------- */
+/* A star bcast's non-root in its meet: it waits for the root alone. */
+static int star_go_wait(const direct_op_t *op)
+{
+    return star_go(op) && op->phase == DIRECT_MEET && op->nd->me != op->a.root;
+}
+
 int plx_direct_sleep_target(const direct_op_t *op, direct_sleep_t *t)
 {
     const struct node_direct *nd = op->nd;
     if (op->v || !nd || !nd->oversub || op->phase == DIRECT_DONE) return 0;
     if (op->phase != DIRECT_MEET && op->phase != DIRECT_DRAIN) return 0;
-    int m = op->next;
+    int m = op->next, go = star_go_wait(op);
+    if (go) m = op->a.root;
     if (m < 0 || m >= nd->n || m == nd->me) return 0;
     unsigned char *w = nd->win[m];
     t->event = event_of(w);
     t->sleepers = sleepers_of(w);
     t->ev = __atomic_load_n(t->event, __ATOMIC_SEQ_CST);
-    t->word = op->phase == DIRECT_MEET ? &hdr_of(w)->seq : done_of(w);
+    t->word = go ? go_of(w) : op->phase == DIRECT_MEET ? &hdr_of(w)->seq : done_of(w);
     t->want = op->seq;
     /* (read after the event: a store between them shows here) */
     return __atomic_load_n(t->word, __ATOMIC_SEQ_CST) < t->want;
@@ -1442,11 +1578,15 @@ int plx_direct_check(direct_op_t *op, double elapsed, double limit)
             gave_up = m;
         }
         int missing = 0;
-        if (op->phase == DIRECT_MEET)
+        if (star_go_wait(op))
+            missing = m == op->a.root && __atomic_load_n(go_of(nd->win[m]), __ATOMIC_ACQUIRE) != s;
+        else if (op->phase == DIRECT_MEET)
             missing = __atomic_load_n(&hdr_of(nd->win[m])->seq, __ATOMIC_ACQUIRE) != s &&
                       !(op->star && m != op->a.root && __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) >= s);
         else if (op->phase == DIRECT_DRAIN)
-            missing = __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) < s;
+            /* (a star bcast's written member waits for the root alone) */
+            missing = __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) < s &&
+                      !(star_go(op) && nd->me == star_written(op) && m != op->a.root);
         if (!missing) continue;
         coll_rank_list_add(&waited, m, nd->world[m]);
     }

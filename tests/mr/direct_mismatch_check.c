@@ -74,8 +74,14 @@ int main(void)
     memset(buf, rank, 1 << 20);
     st = plx_bcast(buf, 1 << 20, PLX_UINT8, rank == 0 ? 1 : 0, w);
     expect(st == PLX_ERR_MISMATCH, "bcast with different roots did not return PLX_ERR_MISMATCH");
-    free(buf);
     good_allreduce(w, "a root mismatch");
+    /* 2b. the same at 200000 bytes (a star bcast with ranks outnumbering
+     * cores at 3+ ranks), only the last rank naming another root: the
+     * other non-roots agree with the root and learn it from the root */
+    st = plx_bcast(buf, 200000, PLX_UINT8, last ? 1 : 0, w);
+    expect(st == PLX_ERR_MISMATCH, "star-size bcast with the last rank's root different did not return PLX_ERR_MISMATCH");
+    free(buf);
+    good_allreduce(w, "a root mismatch (200000 bytes)");
 
     /* 3. ops differ */
     n = 100000;

@@ -141,14 +141,14 @@ for n in 2 3; do
 done
 
 # ---- 4: a peer killed mid-transfer ---------------------------------------------
-# run_kill N CMA COLL VICTIM ROOT
+# run_kill N CMA COLL VICTIM ROOT [COUNT]
 run_kill() {
-    local n=$1 cma=$2 coll=$3 victim=$4 root=$5
+    local n=$1 cma=$2 coll=$3 victim=$4 root=$5 count=${6:-1048576}
     local log=$tmp/kill.log t0 t1 rc
-    echo "+ PLX_SHM_CMA=$cma PLX_TIMEOUT=60 $RUN -n $n --timeout 120 $MR/direct_kill_check --coll $coll --victim $victim --root $root"
+    echo "+ PLX_SHM_CMA=$cma PLX_TIMEOUT=60 $RUN -n $n --timeout 120 $MR/direct_kill_check --coll $coll --victim $victim --root $root --count $count"
     t0=$(date +%s.%N)
     PLX_SHM_CMA=$cma PLX_TIMEOUT=60 PLX_LOG=none "$RUN" -n "$n" --timeout 120 "$MR/direct_kill_check" \
-        --coll "$coll" --victim "$victim" --root "$root" >"$log" 2>&1
+        --coll "$coll" --victim "$victim" --root "$root" --count "$count" >"$log" 2>&1
     rc=$?
     t1=$(date +%s.%N)
     local dt got
@@ -171,6 +171,11 @@ run_kill 3 auto allgather 1 0
 run_kill 4 auto alltoall 3 0
 run_kill 3 auto reduce 2 1
 run_kill 3 0 allreduce 1 0
+# the star bcast (200 KB; ranks outnumbering cores): the root, the member it
+# writes into, a reader
+run_kill 4 auto bcast 0 0 50000
+run_kill 4 auto bcast 3 0 50000
+run_kill 4 auto bcast 1 0 50000
 
 # the node-local phases of a hierarchical allreduce (4 ranks as 2
 # simulated nodes, defaults: hier, whose node phases run direct from 64 KiB
