@@ -225,8 +225,12 @@
                                           progress thread (PLX_DIRECT_PIECE unset): see setup;
                                           also the piece of a shared read */
 /* a buffer from this size goes on huge pages on its PLX_DIRECT_THP-th
- * call (direct_thp.c, thp_buffers) */
-#define DIRECT_THP_FROM  (1u << 20)
+ * call (direct_thp.c, thp_buffers).  512 KiB, not 1 MiB: the input a
+ * 2-rank allgather of 1 MiB publishes is 512 KiB, and pinning its 4 KiB
+ * pages is ~40 % of the peer's read (perf/RESULTS.md, issue 11, session
+ * s9x: 0.6-0.67x the time on 2 MiB-aligned buffers; allreduce and bcast
+ * 512 KiB 0.48-0.62x) */
+#define DIRECT_THP_FROM  (512u << 10)
 #define DIRECT_CLAIM_NONE (1ull << 23) /* shared read: a claim this far past seq << 24 gets nothing */
 
 enum { DIRECT_TURN = 0, DIRECT_MEET, DIRECT_WORK, DIRECT_DRAIN, DIRECT_DONE };

@@ -84,7 +84,7 @@ const plx_env_var_t plx_env_vars[] = {
       PLX_ENV_CHOICE, 0, 0, "auto|0|p2p" },
     { "PLX_DIRECT_PIECE", "128K", "node-local single-copy collectives ('direct' in the selector): bytes read from a peer and reduced in one step (4K-64M); small enough to stay in L2 and to keep one progress pass short. Unset and no progress thread: with more ranks on the node than cores, 1M pieces; with a core per rank, a copy of up to 2M moves in one call and 2-rank reductions use 512K pieces",
       PLX_ENV_SIZE, 4 << 10, 64 << 20, NULL, PLX_CFG(direct_piece) },
-    { "PLX_DIRECT_THP", "4", "direct allreduce, reduce, reduce_scatter, bcast, allgather, alltoall: a buffer of 1M or more, on its Nth such call, goes on transparent huge pages (madvise MADV_COLLAPSE of the 2 MiB pages it touches; one reaching past its ends only if already all in memory; once per buffer): the peers' CMA copies then pin 2 MiB pages, not 4 KiB ones; 0 = never",
+    { "PLX_DIRECT_THP", "4", "direct allreduce, reduce, reduce_scatter, bcast, allgather, alltoall: a buffer of 512K or more, on its Nth such call, goes on transparent huge pages (madvise MADV_COLLAPSE of the 2 MiB pages it touches; one reaching past its ends only if already all in memory; once per buffer): the peers' CMA copies then pin 2 MiB pages, not 4 KiB ones; 0 = never",
       PLX_ENV_INT, 0, 1 << 20, NULL, PLX_CFG(direct_thp) },
     { "PLX_MPI", "1", "libplexus-mpi (the MPI drop-in layer): 0 passes every MPI call to the MPI unchanged and does not start Plexus; 1 routes collectives to Plexus",
       PLX_ENV_CHOICE, 0, 0, "0|1" },
