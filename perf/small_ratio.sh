@@ -17,6 +17,10 @@
 # COLLS: comma-separated (allreduce,bcast,...).  BUILD_DIR: a built tree
 # (tools/plexusrun, perf/.libs/plx_perf, .libs/).  Sizes 8 B-64 KiB x2,
 # 2000 timed iterations (200 warm-up) per size for every library.
+# PERF_PROG=BUILD_DIR: every build runs that build's plx_perf (with its own
+# launcher and library): the program changed since before issue 11 and
+# alone made 2-rank gather of 8 B-1 KiB 4-23% slower with the same library
+# (s9s), so comparing libraries wants one program.
 # OUT lines (appended): round name coll bytes time_us algorithm
 # ("ompi" as name, "-" as algorithm for Open MPI; "#" lines: uptime).
 set -u
@@ -46,7 +50,7 @@ for r in $(seq 1 "$rounds"); do
             fi
             name=${nb%%=*}; d=${nb#*=}
             # the libtool wrapper's target, with the build's own library
-            LD_LIBRARY_PATH=$d/.libs timeout 120 "$d/tools/plexusrun" -n "$n" "$d/perf/.libs/plx_perf" -c "$c" "${sweep[@]}" 2>&1 |
+            LD_LIBRARY_PATH=$d/.libs timeout 120 "$d/tools/plexusrun" -n "$n" "${PERF_PROG:-$d}/perf/.libs/plx_perf" -c "$c" "${sweep[@]}" 2>&1 |
                 awk -v r="$r" -v b="$name" -v c="$c" '!/^#/ && $1 ~ /^[0-9]+$/ { print r, b, c, $1, $6, $NF }' >>"$out"
         done
     done

@@ -65,6 +65,11 @@
  * session h11t): alltoall and reduce_scatter blocks up to 8 KiB (0.5-0.9x
  * before's time), gather from 512 B blocks, scatter from 1 KiB blocks (below
  * those, equal or slower than binomial); the slot caps them (can_run).
+ * Gather at 2 ranks on the kernel 6.18 machine: binomial 0.28 us against
+ * shm_slots' 0.54 at 512 B blocks, shm_slots faster from 1 KiB blocks
+ * (0.55 us against binomial's bimodal 0.65-3.0; perf/tune_sweep, 6
+ * alternating rounds, RESULTS issue 11 "sizes <= 64 KiB against before",
+ * s9s), so shm_slots from 1 KiB blocks.
  * Scatter at 4 ranks from 64 KiB per block once direct's scatter and
  * gather run as stars with more ranks than cores (node_direct.c): 256 KiB
  * total, 10 alternating launches, median / first quartile 25.7 / 22.4 us
@@ -79,7 +84,7 @@ static const char DEFAULT_TUNE[] =
     "allgather:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-32K@bruck,32K-inf@ring;"
     "reduce_scatter:0-16K/2-2@shm_slots,32K-inf/2-2@direct,64K-inf/3-inf@direct,0-16K@recursive_halving,16K-inf@ring,0-inf@ordered;"
     "alltoall:0-16K/2-2@shm_slots,64K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-4K@linear,4K-inf@pairwise;"
-    "gather:512-64K/2-2@shm_slots,256K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
+    "gather:1K-64K/2-2@shm_slots,256K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
     "scatter:1K-32K/2-2@shm_slots,256K-inf/2-2@direct,64K-inf/4-4@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
     /* issue 14; the last range of reduce/allreduce/reduce_scatter is the
      * rank-ordered fallback a non-commutative user op falls through to.
