@@ -69,7 +69,9 @@
  * shm_slots' 0.54 at 512 B blocks, shm_slots faster from 1 KiB blocks
  * (0.55 us against binomial's bimodal 0.65-3.0; perf/tune_sweep, 6
  * alternating rounds, RESULTS issue 11 "sizes <= 64 KiB against before",
- * s9s), so shm_slots from 1 KiB blocks.
+ * s9s), so shm_slots from 1 KiB blocks.  Bcast at 2 ranks through
+ * 32 KiB like reduce (the slot holds 34496 bytes): shm_slots 1.09 us at
+ * 32 KiB against binomial's 144 (6 alternating rounds, same section).
  * Scatter at 4 ranks from 64 KiB per block once direct's scatter and
  * gather run as stars with more ranks than cores (node_direct.c): 256 KiB
  * total, 10 alternating launches, median / first quartile 25.7 / 22.4 us
@@ -77,7 +79,7 @@
  * (perf/RESULTS.md "Issue 11: 4-rank scatter and gather as stars"). */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
-    "bcast:0-32K/2-2@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
+    "bcast:0-33K/2-2@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
     "reduce:0-33K/2-2@shm_slots,16K-65K/4-4@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather,0-inf@ordered;"
     "allreduce:0-32K@shm_slots,64K-128K/1-1@direct,64K-128K/3-3@direct,64K-128K/5-inf@direct,128K-inf@direct,"
     "0-inf@hier,65537-128K/2-2@recursive_doubling,0-16K@recursive_doubling,16K-inf@ring,0-inf@recursive_doubling;"
