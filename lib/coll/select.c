@@ -40,11 +40,15 @@
  * won bcast and reduce from 128 KiB, alltoall from 64 KiB, gather from
  * 128 KiB and scatter from 256 KiB per block (plx_perf's sizes are the
  * totals, 4x that) in interleaved default/direct runs (only 4 ranks
- * measured, so only 4 ranks use it).  Allreduce on 2 ranks: direct from
- * 32 KiB, where shm_slots no longer fits the payload and the ring took
- * over (8-28 us against direct's 8-18 us in five interleaved rounds at
- * 32 KiB, and 1.1-1.7x slower than before issues 11-15 in the quiet window
- * of RESULTS "third session").  Gather at 4 ranks from 64 KiB per block
+ * measured, so only 4 ranks use it).  Allreduce on 2 ranks (perf/tune_sweep
+ * on the kernel 6.18 machine, 6-7 interleaved launches per algorithm,
+ * RESULTS "Issue 11: 2-rank allreduce 8-256 KiB"): direct costs ~11 us even
+ * at 8 KiB (two waits and two CMA calls), so the ring up to 64 KiB, while
+ * each half fits the shm eager limit (32 KiB; 5.6 / 9.1 us at 32 / 64 KiB
+ * against direct's 13.4 / 15.7), then recursive doubling below 128 KiB
+ * (11.6-18.2 us at 80-125 KiB against direct's 13.9-18.9; the ring's
+ * halves go through CMA there, 25-37 us), direct from 128 KiB (the old
+ * machine had direct from 32 KiB: its ring was slower).  Gather at 4 ranks from 64 KiB per block
  * once direct's waits yield before sleeping (256 KiB total: 24-26 us
  * against linear's 33-44, RESULTS issue 11 "yield, then sleep").  3 and 5
  * ranks on 2 cores, the same sweeps (256 KiB-4 MiB totals, 3 alternating
@@ -61,6 +65,13 @@
  * session h11t): alltoall and reduce_scatter blocks up to 8 KiB (0.5-0.9x
  * before's time), gather from 512 B blocks, scatter from 1 KiB blocks (below
  * those, equal or slower than binomial); the slot caps them (can_run).
+ * Gather at 2 ranks on the kernel 6.18 machine: binomial 0.28 us against
+ * shm_slots' 0.54 at 512 B blocks, shm_slots faster from 1 KiB blocks
+ * (0.55 us against binomial's bimodal 0.65-3.0; perf/tune_sweep, 6
+ * alternating rounds, RESULTS issue 11 "sizes <= 64 KiB against before",
+ * s9s), so shm_slots from 1 KiB blocks.  Bcast at 2 ranks through
+ * 32 KiB like reduce (the slot holds 34496 bytes): shm_slots 1.09 us at
+ * 32 KiB against binomial's 144 (6 alternating rounds, same section).
  * Scatter at 4 ranks from 64 KiB per block once direct's scatter and
  * gather run as stars with more ranks than cores (node_direct.c): 256 KiB
  * total, 10 alternating launches, median / first quartile 25.7 / 22.4 us
@@ -68,14 +79,14 @@
  * (perf/RESULTS.md "Issue 11: 4-rank scatter and gather as stars"). */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
-    "bcast:0-32K/2-2@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
+    "bcast:0-33K/2-2@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
     "reduce:0-33K/2-2@shm_slots,16K-65K/4-4@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather,0-inf@ordered;"
-    "allreduce:0-32K@shm_slots,32K-inf/2-2@direct,64K-128K/1-3@direct,64K-128K/5-inf@direct,128K-inf@direct,"
-    "0-inf@hier,0-16K@recursive_doubling,16K-inf@ring,0-inf@recursive_doubling;"
+    "allreduce:0-32K@shm_slots,64K-128K/1-1@direct,64K-128K/3-3@direct,64K-128K/5-inf@direct,128K-inf@direct,"
+    "0-inf@hier,65537-128K/2-2@recursive_doubling,0-16K@recursive_doubling,16K-inf@ring,0-inf@recursive_doubling;"
     "allgather:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-32K@bruck,32K-inf@ring;"
     "reduce_scatter:0-16K/2-2@shm_slots,32K-inf/2-2@direct,64K-inf/3-inf@direct,0-16K@recursive_halving,16K-inf@ring,0-inf@ordered;"
     "alltoall:0-16K/2-2@shm_slots,64K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-4K@linear,4K-inf@pairwise;"
-    "gather:512-64K/2-2@shm_slots,256K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
+    "gather:1K-64K/2-2@shm_slots,256K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
     "scatter:1K-32K/2-2@shm_slots,256K-inf/2-2@direct,64K-inf/4-4@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
     /* issue 14; the last range of reduce/allreduce/reduce_scatter is the
      * rank-ordered fallback a non-commutative user op falls through to.
