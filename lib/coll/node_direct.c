@@ -1028,6 +1028,20 @@ static int star_finished(direct_op_t *op, int m)
     return 1;
 }
 
+/* Has member m given up on s (its fail word)?  Then op ends with its
+ * status and a message naming it. */
+static int gave_up(direct_op_t *op, int m)
+{
+    struct node_direct *nd = op->nd;
+    unsigned char *w = nd->win[m];
+    if (__atomic_load_n(fail_of(w), __ATOMIC_ACQUIRE) < op->seq) return 0;
+    op->status = (plx_status_t)__atomic_load_n(fail_status_of(w), __ATOMIC_RELAXED);
+    plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): rank %d "
+              "(world %d) gave up on it (%s)", plx_coll_name(op->a.coll), op->comm->id, op->comm->rank,
+              op->comm->size, (unsigned long long)op->seq, m, nd->world[m], plx_strerror(op->status));
+    return 1;
+}
+
 /* Step 2 of a star bcast's non-root: the root's header (its signature
  * checked here), then its go of s (it met every member; with its mismatch
  * mark if it found a difference).  op->next: 1 once the header is checked.
@@ -1041,15 +1055,7 @@ static int meet_root(direct_op_t *op)
         direct_hdr_t *h = hdr_of(w);
         if (closed_by(op, root)) return 2;
         if (__atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) != op->seq) return 0;
-        if (__atomic_load_n(fail_of(w), __ATOMIC_ACQUIRE) >= op->seq) {
-            plx_status_t st = (plx_status_t)__atomic_load_n(fail_status_of(w), __ATOMIC_RELAXED);
-            plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): rank %d "
-                      "(world %d) gave up on it (%s)", plx_coll_name(op->a.coll), op->comm->id,
-                      op->comm->rank, op->comm->size, (unsigned long long)op->seq, root, nd->world[root],
-                      plx_strerror(st));
-            op->status = st;
-            return -1;
-        }
+        if (gave_up(op, root)) return -1;
         /* (the root keeps this header until its drain saw this rank's done) */
         direct_hdr_t hc = *h;
         for (int k = 0; k < 3; k++) nd->addr[root][k] = hc.addr[k];
@@ -1059,17 +1065,7 @@ static int meet_root(direct_op_t *op)
     /* a difference with the root's call: the root sees it too (this
      * header, or the mark below once this rank left) */
     if (op->status == PLX_SUCCESS) {
-        if (__atomic_load_n(go_of(w), __ATOMIC_ACQUIRE) != op->seq) {
-            if (__atomic_load_n(fail_of(w), __ATOMIC_ACQUIRE) >= op->seq) {
-                op->status = (plx_status_t)__atomic_load_n(fail_status_of(w), __ATOMIC_RELAXED);
-                plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): rank %d "
-                          "(world %d) gave up on it (%s)", plx_coll_name(op->a.coll), op->comm->id,
-                          op->comm->rank, op->comm->size, (unsigned long long)op->seq, root,
-                          nd->world[root], plx_strerror(op->status));
-                return -1;
-            }
-            return 0;
-        }
+        if (__atomic_load_n(go_of(w), __ATOMIC_ACQUIRE) != op->seq) return gave_up(op, root) ? -1 : 0;
         if (__atomic_load_n(mm_of(w), __ATOMIC_ACQUIRE) == op->seq) {
             plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): mismatch: "
                       "rank %d (world %d) found the ranks' calls to differ", plx_coll_name(op->a.coll),
@@ -1107,16 +1103,8 @@ static int meet(direct_op_t *op)
                 }
             return 0;
         }
-        if (__atomic_load_n(fail_of(nd->win[m]), __ATOMIC_ACQUIRE) >= op->seq) {
-            /* it already gave up on this one (we came too late): its buffers are not ours */
-            plx_status_t st = (plx_status_t)__atomic_load_n(fail_status_of(nd->win[m]), __ATOMIC_RELAXED);
-            plx_error("plx_%s on comm %u (rank %d of %d), node-local sequence %llu (direct): rank %d "
-                      "(world %d) gave up on it (%s)", plx_coll_name(op->a.coll), op->comm->id,
-                      op->comm->rank, op->comm->size, (unsigned long long)op->seq, m, nd->world[m],
-                      plx_strerror(st));
-            op->status = st;
-            return -1;
-        }
+        /* it already gave up on this one (we came too late): its buffers are not ours */
+        if (gave_up(op, m)) return -1;
         direct_hdr_t hc = *h;
         if (op->star && m != nd->me) {
             /* it may be leaving s and writing its next header right now:
