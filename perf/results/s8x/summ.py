@@ -11,6 +11,7 @@ for f in sys.argv[1:]:
         p = ln.split()
         if len(p) < 4: continue
         if p[1] == 'lim': L[p[2]].append(float(p[3])); continue
+        if p[1] == 'pc': continue
         T[(p[2], int(p[3]), p[1])].append(float(p[4])); loads.append(float(p[5]))
 def q(x, f): x = sorted(x); return x[int((len(x) - 1) * f)] if len(x) > 1 else x[0]
 print('load1 %.2f-%.2f' % (min(loads), max(loads)))

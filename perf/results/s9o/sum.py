@@ -1,25 +1,3 @@
-#!/usr/bin/env python3
-# sum.py FILE...: per arm and size, min / q1 / median over launches of the idle overlap, t_comm,
-# and total - compute (us); the launches' uptime load range.
-import sys, re, statistics as st
-rows = {}; loads = []
-for f in sys.argv[1:]:
-    arm = None
-    for line in open(f):
-        m = re.match(r'== round \d+ arm (\S+) .*load average: ([\d.]+)', line)
-        if m: arm = m.group(1); loads.append(float(m.group(2))); continue
-        p = line.split()
-        if arm and len(p) >= 14 and p[0].isdigit():
-            size = int(p[0]); tc = float(p[5]); comp = float(p[7]); tot = float(p[8]); ov = float(p[9])
-            rows.setdefault((arm, size), []).append((ov, tc, tot - comp))
-def q(v):
-    v = sorted(v); n = len(v)
-    return v[0], v[(n - 1) // 4], st.median(v)
-print("load average %.2f-%.2f" % (min(loads), max(loads)))
-print("| arm | size | n | overlap min / q1 / med | t_comm us min / q1 / med | total-compute us min / q1 / med |")
-print("| --- | ---: | ---: | --- | --- | --- |")
-for (arm, size) in sorted(rows, key=lambda k: (k[1], k[0])):
-    v = rows[(arm, size)]
-    o = q([x[0] for x in v]); t = q([x[1] for x in v]); l = q([x[2] for x in v])
-    print("| %s | %d KiB | %d | %.3f / %.3f / %.3f | %.1f / %.1f / %.1f | %.1f / %.1f / %.1f |" % (
-        arm, size >> 10, len(v), o[0], o[1], o[2], t[0], t[1], t[2], l[0], l[1], l[2]))
+#!/bin/sh
+# perf/results/s9o/sum.py FILE...: s8o's overlap summary, the same script; kept so the commands in RESULTS still run.
+exec python3 "$(dirname "$0")/../s8o/sum.py" "$@"
