@@ -76,17 +76,32 @@
  * gather run as stars with more ranks than cores (node_direct.c): 256 KiB
  * total, 10 alternating launches, median / first quartile 25.7 / 22.4 us
  * against linear's 32.2 / 28.3 and Open MPI's 25.1-26.2 / 22.2-23.3
- * (perf/RESULTS.md "Issue 11: 4-rank scatter and gather as stars"). */
+ * (perf/RESULTS.md "Issue 11: 4-rank scatter and gather as stars").
+ * shm_slots bcast and gather at 3-5 ranks on 2 cores (perf/RESULTS.md,
+ * issue 11, session s10f; 6 alternating rounds each): where the slot holds
+ * the payload (a node whose ranks outnumber its cores gets 256 KiB slots,
+ * transports/shm/shm_seg.c), the bcast root copies into its slot and
+ * returns, the gather non-roots copy into theirs and return, nobody waits
+ * for a rank that is not running: bcast from 64 KiB 0.3-0.5x the time of
+ * binomial / direct / scatter_allgather at 3, 4 and 5 ranks (16-32 KiB: 5
+ * ranks no faster), up to 512 KiB with a 1 MiB slot (1 MiB at 4 ranks:
+ * 1.25x direct's); gather from 8 KiB blocks 0.1-0.6x binomial / linear /
+ * direct (4 KiB blocks and below slower: the root waits for every
+ * non-root's slot, ~10 us at 3-4 ranks, ~20 at 5), up to 256 KiB blocks at
+ * 3 and 5 ranks, 128 KiB at 4 (256 KiB blocks there: 0.97x and 1.17x of
+ * direct by median in two windows).  Reduce at 4 ranks keeps shm_slots
+ * below 33 KiB only (what the 32 KiB slot held when it was measured). */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
-    "bcast:0-33K/2-2@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
-    "reduce:0-33K/2-2@shm_slots,16K-65K/4-4@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather,0-inf@ordered;"
+    "bcast:0-33K/2-2@shm_slots,64K-513K/3-5@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
+    "reduce:0-33K/2-2@shm_slots,16K-33K/4-4@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather,0-inf@ordered;"
     "allreduce:0-32K@shm_slots,64K-128K/1-1@direct,64K-128K/3-3@direct,64K-128K/5-inf@direct,128K-inf@direct,"
     "0-inf@hier,65537-128K/2-2@recursive_doubling,0-16K@recursive_doubling,16K-inf@ring,0-inf@recursive_doubling;"
     "allgather:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-32K@bruck,32K-inf@ring;"
     "reduce_scatter:0-16K/2-2@shm_slots,32K-inf/2-2@direct,64K-inf/3-inf@direct,0-16K@recursive_halving,16K-inf@ring,0-inf@ordered;"
     "alltoall:0-16K/2-2@shm_slots,64K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-4K@linear,4K-inf@pairwise;"
-    "gather:1K-64K/2-2@shm_slots,256K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
+    "gather:1K-64K/2-2@shm_slots,8K-129K/3-5@shm_slots,129K-257K/3-3@shm_slots,129K-257K/5-5@shm_slots,"
+    "256K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
     "scatter:1K-32K/2-2@shm_slots,256K-inf/2-2@direct,64K-inf/4-4@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
     /* issue 14; the last range of reduce/allreduce/reduce_scatter is the
      * rank-ordered fallback a non-commutative user op falls through to.

@@ -610,8 +610,15 @@ static plx_status_t shm_init(const plx_tl_env_t *env, void **out)
     int fd = -1, created = 0;
     plx_status_t st = PLX_SUCCESS;
     if (t->me == 0) {
-        shm_layout_compute(&t->lay, t->nlocal);
-        st = shm_seg_create(env->job_id, &t->lay, mine.name, &fd, &t->seg);
+        shm_layout_compute(&t->lay, t->nlocal, 0);
+        int big = t->lay.coll_big;
+        st = shm_seg_create(env->job_id, &t->lay, mine.name, &fd, &t->seg, big);
+        if (st == PLX_ERR_NO_MEMORY && big) {   /* /dev/shm too small for the larger windows */
+            plx_info("shm: %" PRIu64 " bytes do not fit /dev/shm; the lean collective windows instead",
+                     t->lay.stage_off);
+            shm_layout_compute(&t->lay, t->nlocal, 1);
+            st = shm_seg_create(env->job_id, &t->lay, mine.name, &fd, &t->seg, 0);
+        }
         if (st == PLX_SUCCESS) {
             created = 1;
             t->seg_len = t->lay.total;

@@ -114,6 +114,7 @@ typedef struct shm_layout {
     uint64_t ring_bytes, stage_bytes;
     uint64_t ring_off, ring_stride, stage_off, stage_stride, total;
     uint64_t coll_off, coll_win;
+    int coll_big;                  /* coll_win from the oversubscribed node's default (shm_seg.c) */
 } shm_layout_t;
 
 /* ---- process-private state ------------------------------------------- */
@@ -274,9 +275,12 @@ int shm_ctrl_send(shm_tl_t *t, int p, uint32_t type, uint64_t id, uint64_t val);
 
 /* ---- segment (shm_seg.c) ---- */
 int  shm_env_bytes(const char *name, uint64_t def, uint64_t lo, uint64_t hi, uint64_t *out);
-void shm_layout_compute(shm_layout_t *lay, int nlocal);
+/* lean: the collective windows' default without the oversubscribed node's
+ * larger one (the retry when the segment does not fit /dev/shm) */
+void shm_layout_compute(shm_layout_t *lay, int nlocal, int lean);
+/* quiet_nospace: no error logged when /dev/shm lacks the room (the caller retries smaller) */
 plx_status_t shm_seg_create(const char *job_id, const shm_layout_t *lay, char name[SHM_NAME_MAX],
-                            int *fd, void **base);
+                            int *fd, void **base, int quiet_nospace);
 plx_status_t shm_seg_attach(const char *name, int *fd, void **base, size_t *len, shm_layout_t *lay);
 void shm_seg_wire(shm_tl_t *t);
 /* Collective window `channel` of local rank `local`. */

@@ -56,7 +56,7 @@ static uint64_t pow2_up(uint64_t v)
     return p;
 }
 
-void shm_layout_compute(shm_layout_t *lay, int nlocal)
+void shm_layout_compute(shm_layout_t *lay, int nlocal, int lean)
 {
     uint64_t n = (uint64_t)nlocal, pairs = n * n;
     memset(lay, 0, sizeof *lay);
@@ -98,10 +98,21 @@ void shm_layout_compute(shm_layout_t *lay, int nlocal)
                                     + lay->ring_bytes, SHM_PAGE);
     /* Collective windows: 512 bytes of flags + two data buffers of
      * PLX_SHM_COLL_BYTES (node-local collectives carry up to that many bytes
-     * per rank); shrunk as the node fills up like the rings. */
-    uint64_t def_coll = nlocal <= 8 ? (32u << 10) : nlocal <= 32 ? (8u << 10) : (2u << 10);
+     * per rank); shrunk as the node fills up like the rings.  Up to 8 ranks
+     * outnumbering the cores: 256 KiB, so shm_slots carries a bcast of up to
+     * 256 KiB and gather blocks of up to 256 KiB (the selector's rows at 3-5
+     * ranks): there the root (bcast) or the non-roots (gather) copy into
+     * their slot and leave instead of waiting for ranks that are not
+     * running; 4 ranks on 2 cores, bcast 256 KiB 0.46x and gather 256 KiB
+     * 0.5x direct's time (perf/RESULTS.md, issue 11, session s10f).  It costs
+     * /dev/shm: 32 windows of 2 x 256 KiB per local rank, 64.5 MiB at 4
+     * ranks against 8.5 (reserved by the fallocate below); where that does
+     * not fit, the leader retries lean (shm.c). */
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int big = !lean && nlocal <= 8 && ncpu > 0 && nlocal > ncpu;
+    uint64_t def_coll = big ? (256u << 10) : nlocal <= 8 ? (32u << 10) : nlocal <= 32 ? (8u << 10) : (2u << 10);
     uint64_t cb;
-    shm_env_bytes("PLX_SHM_COLL_BYTES", def_coll, 0, 16u << 20, &cb);
+    lay->coll_big = shm_env_bytes("PLX_SHM_COLL_BYTES", def_coll, 0, 16u << 20, &cb) <= 0 && big;
     lay->coll_off = lay->ring_off + pairs * lay->ring_stride;
     lay->coll_win = SHM_ALIGN_UP(512 + 2 * SHM_ALIGN_UP(cb, SHM_CACHELINE), SHM_PAGE);
     lay->stage_off = lay->coll_off + n * SHM_COLL_CHANNELS * lay->coll_win;
@@ -127,7 +138,7 @@ static void fill_random_hex(char out[17])
 }
 
 plx_status_t shm_seg_create(const char *job_id, const shm_layout_t *lay, char name[SHM_NAME_MAX],
-                            int *fdp, void **basep)
+                            int *fdp, void **basep, int quiet_nospace)
 {
     /* keep the job id printable and short: it becomes part of a file name */
     char jid[25];
@@ -161,9 +172,10 @@ plx_status_t shm_seg_create(const char *job_id, const shm_layout_t *lay, char na
     }
     int rc = posix_fallocate(fd, 0, (off_t)lay->stage_off);
     if (rc != 0 && rc != EOPNOTSUPP && rc != ENOSYS && rc != EINVAL) {
-        plx_error("shm: cannot reserve %" PRIu64 " bytes in /dev/shm for the rings and collective "
-                  "windows (%s); enlarge /dev/shm or lower PLX_SHM_RING_BYTES / PLX_SHM_COLL_BYTES",
-                  lay->stage_off, strerror(rc));
+        if (!(quiet_nospace && rc == ENOSPC))
+            plx_error("shm: cannot reserve %" PRIu64 " bytes in /dev/shm for the rings and collective "
+                      "windows (%s); enlarge /dev/shm or lower PLX_SHM_RING_BYTES / PLX_SHM_COLL_BYTES",
+                      lay->stage_off, strerror(rc));
         st = rc == ENOSPC ? PLX_ERR_NO_MEMORY : PLX_ERR_TRANSPORT;
         goto fail;
     }
