@@ -82,14 +82,14 @@
  * the payload (a node whose ranks outnumber its cores gets 256 KiB slots,
  * transports/shm/shm_seg.c), the bcast root copies into its slot and
  * returns, the gather non-roots copy into theirs and return, nobody waits
- * for a rank that is not running: bcast from 64 KiB 0.3-0.5x the time of
- * binomial / direct / scatter_allgather at 3, 4 and 5 ranks (16-32 KiB: 5
- * ranks no faster), up to 512 KiB with a 1 MiB slot (1 MiB at 4 ranks:
- * 1.25x direct's); gather from 8 KiB blocks 0.1-0.6x binomial / linear /
- * direct (4 KiB blocks and below slower: the root waits for every
- * non-root's slot, ~10 us at 3-4 ranks, ~20 at 5), up to 256 KiB blocks at
- * 3 and 5 ranks, 128 KiB at 4 (256 KiB blocks there: 0.97x and 1.17x of
- * direct by median in two windows).  Reduce at 4 ranks keeps shm_slots
+ * for a rank that is not running: bcast from 64 KiB 0.2-0.8x the time of
+ * binomial / direct / scatter_allgather at 3, 4 and 5 ranks by first
+ * quartile (16-32 KiB: 5 ranks no faster), up to 512 KiB with a 1 MiB slot
+ * (1 MiB at 4 ranks: 1.25x direct's); gather from 8 KiB blocks 0.1-0.85x
+ * binomial / linear / direct (smaller blocks slower or mixed: the root
+ * waits for every non-root's slot, ~10 us at 3-4 ranks, ~20 at 5), up to
+ * 256 KiB blocks at 3 and 5 ranks, 128 KiB at 4 (256 KiB blocks there:
+ * q1 / median 0.97 / 0.73 and 1.19 / 1.17 of direct in two windows).  Reduce at 4 ranks keeps shm_slots
  * below 33 KiB only (what the 32 KiB slot held when it was measured). */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"

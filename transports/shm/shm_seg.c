@@ -103,8 +103,9 @@ void shm_layout_compute(shm_layout_t *lay, int nlocal, int lean)
      * 256 KiB and gather blocks of up to 256 KiB (the selector's rows at 3-5
      * ranks): there the root (bcast) or the non-roots (gather) copy into
      * their slot and leave instead of waiting for ranks that are not
-     * running; 4 ranks on 2 cores, bcast 256 KiB 0.46x and gather 256 KiB
-     * 0.5x direct's time (perf/RESULTS.md, issue 11, session s10f).  It costs
+     * running; 4 ranks on 2 cores, bcast 256 KiB 0.47x and gather 256 KiB
+     * 0.51x direct's time by first quartile (perf/RESULTS.md, issue 11,
+     * session s10f).  It costs
      * /dev/shm: 32 windows of 2 x 256 KiB per local rank, 64.5 MiB at 4
      * ranks against 8.5 (reserved by the fallocate below); where that does
      * not fit, the leader retries lean (shm.c). */
