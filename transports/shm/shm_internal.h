@@ -111,10 +111,10 @@ typedef struct shm_seg_hdr {
 /* Layout parameters decided by the leader. */
 typedef struct shm_layout {
     uint32_t nlocal, ncells, eager_max;
+    int coll_big;                  /* coll_win from the oversubscribed node's default (shm_seg.c) */
     uint64_t ring_bytes, stage_bytes;
     uint64_t ring_off, ring_stride, stage_off, stage_stride, total;
     uint64_t coll_off, coll_win;
-    int coll_big;                  /* coll_win from the oversubscribed node's default (shm_seg.c) */
 } shm_layout_t;
 
 /* ---- process-private state ------------------------------------------- */
