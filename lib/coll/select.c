@@ -79,8 +79,8 @@
  * (perf/RESULTS.md "Issue 11: 4-rank scatter and gather as stars").
  * shm_slots bcast and gather at 3-5 ranks on 2 cores (perf/RESULTS.md,
  * issue 11, session s10f; 6 alternating rounds each): where the slot holds
- * the payload (a node whose ranks outnumber its cores gets 256 KiB slots,
- * transports/shm/shm_seg.c), the bcast root copies into its slot and
+ * the payload (a node whose 3-5 ranks outnumber its cores gets 256 KiB
+ * slots, transports/shm/shm_seg.c), the bcast root copies into its slot and
  * returns, the gather non-roots copy into theirs and return, nobody waits
  * for a rank that is not running: bcast from 64 KiB 0.2-0.8x the time of
  * binomial / direct / scatter_allgather at 3, 4 and 5 ranks by first

@@ -98,7 +98,7 @@ void shm_layout_compute(shm_layout_t *lay, int nlocal, int lean)
                                     + lay->ring_bytes, SHM_PAGE);
     /* Collective windows: 512 bytes of flags + two data buffers of
      * PLX_SHM_COLL_BYTES (node-local collectives carry up to that many bytes
-     * per rank); shrunk as the node fills up like the rings.  Up to 8 ranks
+     * per rank); shrunk as the node fills up like the rings.  3-5 ranks
      * outnumbering the cores: 256 KiB, so shm_slots carries a bcast of up to
      * 256 KiB and gather blocks of up to 256 KiB (the selector's rows at 3-5
      * ranks): there the root (bcast) or the non-roots (gather) copy into
@@ -108,9 +108,10 @@ void shm_layout_compute(shm_layout_t *lay, int nlocal, int lean)
      * session s10f).  It costs
      * /dev/shm: 32 windows of 2 x 256 KiB per local rank, 64.5 MiB at 4
      * ranks against 8.5 (reserved by the fallocate below); where that does
-     * not fit, the leader retries lean (shm.c). */
+     * not fit, the leader retries lean (shm.c).  Not at 2 ranks or 6+ (no
+     * row measured there uses it). */
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int big = !lean && nlocal <= 8 && ncpu > 0 && nlocal > ncpu;
+    int big = !lean && nlocal >= 3 && nlocal <= 5 && ncpu > 0 && nlocal > ncpu;
     uint64_t def_coll = big ? (256u << 10) : nlocal <= 8 ? (32u << 10) : nlocal <= 32 ? (8u << 10) : (2u << 10);
     uint64_t cb;
     lay->coll_big = shm_env_bytes("PLX_SHM_COLL_BYTES", def_coll, 0, 16u << 20, &cb) <= 0 && big;
