@@ -64,14 +64,14 @@
  *            allgather reads each input twice, its own copy and the
  *            peer's read, the second often from the caches).
  *   staged   with --sizes, the two exchanges once more with no system
- *            call: each process copies its own block into its destination
+ *            call, as the direct allgather and alltoall's staged input
+ *            does: each process copies its own block into its destination
  *            and the block the other needs into a stage both map
- *            (MAP_SHARED), piece by piece (--stage-piece, default 128K),
+ *            (MAP_SHARED), piece by piece (--stage-piece, default 256K),
  *            bumping a count after each piece, and copies every piece the
  *            other has staged into the second half of its destination:
  *            three copies of N/2 against a copy and a read, but no pinning
- *            of the other's pages (the point-to-point path of the library's
- *            shared-memory transport when CMA is refused or not worth it).
+ *            of the other's pages.
  *   thp      with --sizes, every per-size figure a second time with both
  *            processes' buffers 2 MiB aligned and wholly on transparent
  *            huge pages (madvise MADV_COLLAPSE after the first touch).
@@ -96,7 +96,7 @@
  *   -p PIECE  cma piece size (default 128K)
  *   --sizes LIST  comma-separated plx_perf sizes (e.g. 1M,4M,16M,64M): the
  *             per-size figures above, after the others
- *   --stage-piece P  piece of the staged exchanges (default 128K)
+ *   --stage-piece P  piece of the staged exchanges (default 256K)
  *   --csv     print "metric,value,unit" rows instead of prose:
  *             memcpy_gbps,<GB/s>,GB/s   memcpy_bytes,<SIZE>,B
  *             rtt_us,<median>,us        rtt_min_us,<min batch>,us
@@ -493,7 +493,7 @@ int main(int argc, char **argv)
     size_t size = 64u << 20;
     int reps = 10, csv = 0, pin = 1;
     long trips = 200000;
-    size_t piece = 128u << 10, csize = 0, spiece = 128u << 10;
+    size_t piece = 128u << 10, csize = 0, spiece = 256u << 10;
     const char *sizes = NULL;
     allowed0_ok = sched_getaffinity(0, sizeof allowed0, &allowed0) == 0;
     for (int i = 1; i < argc; i++) {
