@@ -63,6 +63,15 @@
  *            and the other reads, so no input byte is read twice (the
  *            allgather reads each input twice, its own copy and the
  *            peer's read, the second often from the caches).
+ *   staged   with --sizes, the two exchanges once more with no system
+ *            call, as the direct allgather and alltoall's staged input
+ *            does: each process copies its own block into its destination
+ *            and the block the other needs into a stage both map
+ *            (MAP_SHARED), piece by piece (--stage-piece, default 256K),
+ *            bumping a count after each piece, and copies every piece the
+ *            other has staged into the second half of its destination:
+ *            three copies of N/2 against a copy and a read, but no pinning
+ *            of the other's pages.
  *   thp      with --sizes, every per-size figure a second time with both
  *            processes' buffers 2 MiB aligned and wholly on transparent
  *            huge pages (madvise MADV_COLLAPSE after the first touch).
@@ -79,7 +88,7 @@
  *
  * Build: cc -O3 -o limits perf/limits.c          (perf/compare does that;
  *        -O3 vectorises the float32 add like the library's kernels)
- * Usage: limits [-s SIZE] [-c CSIZE] [-r REPS] [-t TRIPS] [-p PIECE] [--sizes LIST] [--no-pin] [--csv]
+ * Usage: limits [-s SIZE] [-c CSIZE] [-r REPS] [-t TRIPS] [-p PIECE] [--sizes LIST] [--stage-piece P] [--no-pin] [--csv]
  *   -s SIZE   memcpy size, K/M/G suffixes (default 64M)
  *   -c CSIZE  cma buffer size (default SIZE)
  *   -r REPS   memcpy repetitions, the best counts (default 10)
@@ -87,6 +96,7 @@
  *   -p PIECE  cma piece size (default 128K)
  *   --sizes LIST  comma-separated plx_perf sizes (e.g. 1M,4M,16M,64M): the
  *             per-size figures above, after the others
+ *   --stage-piece P  piece of the staged exchanges (default 256K)
  *   --csv     print "metric,value,unit" rows instead of prose:
  *             memcpy_gbps,<GB/s>,GB/s   memcpy_bytes,<SIZE>,B
  *             rtt_us,<median>,us        rtt_min_us,<min batch>,us
@@ -96,7 +106,9 @@
  *             per --sizes entry N: cma_pair_gbps_N, cma_add_pair_gbps_N,
  *             cma_write_pair_gbps_N, cma_copy_pair_gbps_N,
  *             cma_exch_pair_gbps_N, cma_exch_mean_pair_gbps_N,
- *             cma_exch_a2a_pair_gbps_N, cma_exch_a2a_mean_pair_gbps_N (GB/s),
+ *             cma_exch_a2a_pair_gbps_N, cma_exch_a2a_mean_pair_gbps_N,
+ *             stage_exch_pair_gbps_N, stage_exch_mean_pair_gbps_N,
+ *             stage_exch_a2a_pair_gbps_N, stage_exch_a2a_mean_pair_gbps_N (GB/s),
  *             and each of these again as cma_*_thp_pair_gbps_N (huge pages)
  */
 #define _GNU_SOURCE
@@ -112,6 +124,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#define cpu_relax() __builtin_ia32_pause()
+#else
+#define cpu_relax() __asm__ __volatile__("" ::: "memory")
+#endif
 #define LINE 128                /* two 64-byte lines apart: no adjacent-line prefetch sharing */
 #define BATCH 100
 #define THP_BYTES ((size_t)2 << 20)
@@ -237,10 +254,14 @@ typedef struct cma_shared {
     volatile uint64_t addr[2];     /* each process's source buffer */
     volatile uint64_t daddr[2];    /* each process's destination (written by "write") */
     volatile int ready[2], go, done[2];
-    volatile double secs[2][6];    /* [process][0: cma, 1: cma+add, 2: write, 3: copy, 4: exchange,
-                                      5: alltoall exchange] best times */
-    volatile double mean[2][2];    /* [process][exchange, alltoall exchange] mean pass time */
+    volatile double secs[2][8];    /* [process][0: cma, 1: cma+add, 2: write, 3: copy, 4: exchange,
+                                      5: alltoall exchange, 6-7: the same staged] best times */
+    volatile double mean[2][4];    /* [process][kind - 4] mean pass time of the exchanges */
     volatile int thp_ok[2];        /* with thp: every buffer of the process collapsed */
+    char *stage;                   /* MAP_SHARED, 2 x size: process p stages into [p*size, (p+1)*size) */
+    size_t stage_piece;
+    /* pieces each process has staged so far (never reset), a line each */
+    volatile uint64_t staged[2][LINE / sizeof(uint64_t)] __attribute__((aligned(LINE)));
 } cma_shared_t;
 
 /* One pass over SIZE bytes in pieces: kind 0 reads pid's buffer at raddr
@@ -292,6 +313,50 @@ static double cma_pass(pid_t pid, uint64_t raddr, uint64_t waddr, char *dst, con
     return now_s() - t0;
 }
 
+/* The exchanges (kinds 4, 5) without a system call: kinds 6 and 7 move
+ * the same bytes through memory both processes map.  Per piece, copy the
+ * own block into dst and the block the other needs into my stage, bump my
+ * staged count (release), then copy every piece the other has staged so
+ * far from its stage into dst + SIZE; both processes copy at once.  What
+ * it saves is the pinning of the other's 4 KiB pages (~40 % of a
+ * process_vm_readv here); what it costs is a second copy of each byte.
+ * *count: pieces staged by each process before this pass (equal on both,
+ * every pass stages the same number). */
+static double stage_pass(cma_shared_t *sh, char *dst, const char *mine, size_t size, int kind, int me,
+                         uint64_t *count)
+{
+    double t0 = now_s();
+    size_t sp = sh->stage_piece, np = (size + sp - 1) / sp, rd = 0;
+    uint64_t base = *count;
+    const char *own = mine + (kind == 7 ? (size_t)me * size : 0);
+    const char *give = mine + (kind == 7 ? (size_t)(1 - me) * size : 0);
+    char *mystage = sh->stage + (size_t)me * size;
+    const char *theirs = sh->stage + (size_t)(1 - me) * size;
+    for (size_t k = 0; k < np || rd < np;) {
+        if (k < np) {
+            size_t off = k * sp, l = size - off < sp ? size - off : sp;
+            memcpy(dst + off, own + off, l);
+            memcpy(mystage + off, give + off, l);
+            __atomic_store_n(&sh->staged[me][0], base + k + 1, __ATOMIC_RELEASE);
+            k++;
+        }
+        int spins = 0;
+        while (rd < np) {
+            if (__atomic_load_n(&sh->staged[1 - me][0], __ATOMIC_ACQUIRE) < base + rd + 1) {
+                if (k < np) break;                        /* stage my next piece meanwhile */
+                if (++spins > 1000) sched_yield();
+                cpu_relax();
+                continue;
+            }
+            size_t off = rd * sp, l = size - off < sp ? size - off : sp;
+            memcpy(dst + size + off, theirs + off, l);
+            rd++;
+        }
+    }
+    *count = base + np;
+    return now_s() - t0;
+}
+
 /* A buffer of n bytes, every page touched (filled with v).  thp: 2 MiB
  * aligned and wholly collapsed onto huge pages, the best placement a
  * buffer can have; *ok cleared if the kernel refused (the figure is then
@@ -335,6 +400,7 @@ static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t 
     sh->daddr[me] = (uint64_t)(uintptr_t)dst;
     __atomic_store_n(&sh->ready[me], 1, __ATOMIC_RELEASE);
     while (!__atomic_load_n(&sh->ready[1 - me], __ATOMIC_ACQUIRE)) sched_yield();
+    uint64_t staged = 0;
     for (int kind = 0; kind < kinds; kind++) {
         double best = 1e30, sum = 0;
         /* one untimed pass first: every page of both sides touched by this kind of copy */
@@ -345,8 +411,9 @@ static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t 
             while (__atomic_load_n(&sh->go, __ATOMIC_ACQUIRE) < want) sched_yield();
             if (pair || me == 0) {
                 /* cpiece: the read and the copy (kinds 0 and 3) */
-                double t = cma_pass(other, sh->addr[1 - me], sh->daddr[1 - me], dst, mine, tmp, size,
-                                    kind == 0 || kind == 3 ? cpiece : piece, kind, me);
+                double t = kind >= 6 ? stage_pass(sh, dst, mine, size, kind, me, &staged)
+                                     : cma_pass(other, sh->addr[1 - me], sh->daddr[1 - me], dst, mine, tmp, size,
+                                                kind == 0 || kind == 3 ? cpiece : piece, kind, me);
                 if (t < 0) { sh->secs[me][kind] = -1; break; }
                 if (r >= 0 && t < best) best = t;
                 if (r >= 0) sum += t;
@@ -367,15 +434,22 @@ static void cma_side(cma_shared_t *sh, int me, pid_t other, size_t size, size_t 
  * as a pair (the slower of the two processes); -1 where refused.  cpiece:
  * the piece of the read and the copy; pairs_only: skip the alone figures
  * (left -1). */
-static void cma_gbps(size_t size, size_t piece, size_t cpiece, int reps, int pin, int pairs_only, int thp,
-                     double gbps[8], double exch[4])
+static void cma_gbps(size_t size, size_t piece, size_t cpiece, size_t spiece, int reps, int pin, int pairs_only,
+                     int thp, double gbps[8], double exch[8])
 {
-    int kinds = exch ? 6 : 4;
+    int kinds = exch ? 8 : 4;
     for (int k = 0; k < 4; k++) gbps[k] = -1;
     for (int pair = pairs_only; pair < 2; pair++) {
         cma_shared_t *sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (sh == MAP_FAILED) { perror("limits: mmap"); exit(1); }
         memset((void *)sh, 0, sizeof *sh);
+        if (exch) {
+            /* the stages: shared, touched once here (the library's node segment is too) */
+            sh->stage = mmap(NULL, 2 * size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+            if (sh->stage == MAP_FAILED) { perror("limits: mmap"); exit(1); }
+            memset(sh->stage, 4, 2 * size);
+            sh->stage_piece = spiece;
+        }
         pid_t parent = getpid();
         pid_t pid = fork();
         if (pid < 0) { perror("limits: fork"); exit(1); }
@@ -392,7 +466,8 @@ static void cma_gbps(size_t size, size_t piece, size_t cpiece, int reps, int pin
         if (thp && !(sh->thp_ok[0] && sh->thp_ok[1])) {
             /* not on huge pages: no huge-page figure */
             for (int k = pair * 4; k < pair * 4 + 4; k++) gbps[k] = -1;
-            for (int x = 0; exch && x < 4; x++) exch[x] = -1;
+            for (int x = 0; exch && x < 8; x++) exch[x] = -1;
+            if (exch) munmap(sh->stage, 2 * size);
             munmap((void *)sh, 4096);
             continue;
         }
@@ -402,12 +477,13 @@ static void cma_gbps(size_t size, size_t piece, size_t cpiece, int reps, int pin
             if (pair && sh->secs[1][kind] < 0) t = -1;
             gbps[pair * 4 + kind] = t > 0 ? (double)size / t / 1e9 : -1;
         }
-        for (int x = 0; exch && pair && x < 2; x++) {
+        for (int x = 0; exch && pair && x < 4; x++) {
             double t = sh->secs[0][4 + x] > sh->secs[1][4 + x] ? sh->secs[0][4 + x] : sh->secs[1][4 + x];
             double m = sh->mean[0][x] > sh->mean[1][x] ? sh->mean[0][x] : sh->mean[1][x];
             exch[2 * x] = t > 0 && sh->secs[0][4 + x] > 0 && sh->secs[1][4 + x] > 0 ? (double)size / t / 1e9 : -1;
             exch[2 * x + 1] = exch[2 * x] > 0 && m > 0 ? (double)size / m / 1e9 : -1;
         }
+        if (exch) munmap(sh->stage, 2 * size);
         munmap((void *)sh, 4096);
     }
 }
@@ -417,7 +493,7 @@ int main(int argc, char **argv)
     size_t size = 64u << 20;
     int reps = 10, csv = 0, pin = 1;
     long trips = 200000;
-    size_t piece = 128u << 10, csize = 0;
+    size_t piece = 128u << 10, csize = 0, spiece = 256u << 10;
     const char *sizes = NULL;
     allowed0_ok = sched_getaffinity(0, sizeof allowed0, &allowed0) == 0;
     for (int i = 1; i < argc; i++) {
@@ -428,6 +504,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-t") && v) { trips = atol(v); i++; if (trips < 1) goto bad; }
         else if (!strcmp(a, "-p") && v) { if (parse_size(v, &piece) || piece % 4) goto bad; i++; }
         else if (!strcmp(a, "--sizes") && v) { sizes = v; i++; }
+        else if (!strcmp(a, "--stage-piece") && v) { if (parse_size(v, &spiece) || !spiece) goto bad; i++; }
         else if (!strcmp(a, "--csv")) csv = 1;
         else if (!strcmp(a, "--no-pin")) pin = 0;
         else goto bad;
@@ -436,7 +513,7 @@ int main(int argc, char **argv)
     rtt_us(trips, pin, &med, &min);
     double cma[8];
     if (!csize) csize = size;
-    cma_gbps(csize, piece, piece, reps < 5 ? reps : 5, pin, 0, 0, cma, NULL);
+    cma_gbps(csize, piece, piece, 0, reps < 5 ? reps : 5, pin, 0, 0, cma, NULL);
     if (csv) {
         printf("metric,value,unit\n");
         printf("memcpy_gbps,%.3f,GB/s\n", gbps);
@@ -480,8 +557,8 @@ int main(int argc, char **argv)
         for (int thp = 0; thp < 2; thp++) {
             /* 4 KiB pages, then the same on huge pages */
             const char *t = thp ? "_thp" : "";
-            double g[8], x[4];
-            cma_gbps(c, piece, c, (int)rp, pin, 1, thp, g, x);
+            double g[8], x[8];
+            cma_gbps(c, piece, c, spiece, (int)rp, pin, 1, thp, g, x);
             if (csv) {
                 printf("cma%s_pair_gbps_%zu,%.3f,GB/s\n", t, n, g[4]);
                 printf("cma_add%s_pair_gbps_%zu,%.3f,GB/s\n", t, n, g[5]);
@@ -491,6 +568,10 @@ int main(int argc, char **argv)
                 printf("cma_exch_mean%s_pair_gbps_%zu,%.3f,GB/s\n", t, n, x[1]);
                 printf("cma_exch_a2a%s_pair_gbps_%zu,%.3f,GB/s\n", t, n, x[2]);
                 printf("cma_exch_a2a_mean%s_pair_gbps_%zu,%.3f,GB/s\n", t, n, x[3]);
+                printf("stage_exch%s_pair_gbps_%zu,%.3f,GB/s\n", t, n, x[4]);
+                printf("stage_exch_mean%s_pair_gbps_%zu,%.3f,GB/s\n", t, n, x[5]);
+                printf("stage_exch_a2a%s_pair_gbps_%zu,%.3f,GB/s\n", t, n, x[6]);
+                printf("stage_exch_a2a_mean%s_pair_gbps_%zu,%.3f,GB/s\n", t, n, x[7]);
             } else {
                 printf("2 ranks at %zu bytes (each moves %zu), both processes at once, %s, best of %ld: "
                        "process_vm_readv in one call %.2f GB/s, read-and-add in %zu-byte pieces %.2f GB/s, "
@@ -499,11 +580,13 @@ int main(int argc, char **argv)
                 printf("  exchange (copy own N/2, then read the other's N/2, as the 2-rank allgather): best %.2f "
                        "GB/s, mean %.2f GB/s; as alltoall (two-block inputs): best %.2f, mean %.2f GB/s\n", x[0],
                        x[1], x[2], x[3]);
+                printf("  the same staged through shared memory in %zu-byte pieces, no system call: best %.2f, "
+                       "mean %.2f GB/s; as alltoall: best %.2f, mean %.2f GB/s\n", spiece, x[4], x[5], x[6], x[7]);
             }
         }
     }
     return 0;
 bad:
-    fprintf(stderr, "usage: limits [-s SIZE] [-c CSIZE] [-r REPS] [-t TRIPS] [-p PIECE] [--sizes LIST] [--no-pin] [--csv]\n");
+    fprintf(stderr, "usage: limits [-s SIZE] [-c CSIZE] [-r REPS] [-t TRIPS] [-p PIECE] [--sizes LIST] [--stage-piece P] [--no-pin] [--csv]\n");
     return 2;
 }
