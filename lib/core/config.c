@@ -74,7 +74,7 @@ const plx_env_var_t plx_env_vars[] = {
       PLX_ENV_CHOICE, 0, 0, "auto|0|1|off|on|no|yes" },
     { "PLX_SHM_RING_BYTES", "128K (<=8 local ranks; 64K <=32, 32K <=128, else 16K)", "shm: data bytes of each ordered pair's ring (power of two, 4K-64M)",
       PLX_ENV_SIZE, 4 << 10, 64 << 20 },
-    { "PLX_SHM_COLL_BYTES", "32K (<=8 local ranks; 256K for 3-5 ranks outnumbering the cores; 8K <=32, else 2K)", "shm: data bytes per rank of a node-local collective window (two per rank and communicator, 32 windows per rank reserved in /dev/shm); collectives up to this size per rank may run as shm_slots. The 256K default falls back to 32K where /dev/shm lacks the room",
+    { "PLX_SHM_COLL_BYTES", "32K (<=8 local ranks; 256K for 3-5 ranks outnumbering the cores; 8K <=32, else 2K)", "shm: data bytes per rank of a node-local collective window (two per rank and communicator, 16 such windows per rank reserved in /dev/shm); collectives up to this size per rank may run as shm_slots. The 256K default falls back to 32K where /dev/shm lacks the room",
       PLX_ENV_SIZE, 0, 16 << 20 },
     { "PLX_SHM_STAGE_BYTES", "512K", "shm: one staging chunk (two per ordered pair) for large messages when CMA is refused (4K-256M)",
       PLX_ENV_SIZE, 4 << 10, 256 << 20 },

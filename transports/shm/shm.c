@@ -124,7 +124,7 @@ static void *shm_coll_window(void *tlp, int channel, int peer, size_t *bytes)
     if (!t || channel < 0 || channel >= SHM_COLL_CHANNELS || peer < 0 || peer >= t->size ||
         t->local_of[peer] < 0)
         return NULL;
-    if (bytes) *bytes = t->lay.coll_win;
+    if (bytes) *bytes = channel < SHM_COLL_DATA_CHANNELS ? t->lay.coll_win : SHM_COLL_CTL_WIN;
     return shm_seg_coll_window(t, t->local_of[peer], channel);
 }
 

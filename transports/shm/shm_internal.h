@@ -29,10 +29,13 @@
 #define SHM_PAGE          4096
 
 #define SHM_SEG_MAGIC     0x504c58534d454731ull   /* "PLXSMEG1" */
-#define SHM_SEG_VERSION   2u
+#define SHM_SEG_VERSION   3u
 #define SHM_NAME_MAX      64
 #define SHM_COLL_CHANNELS 32    /* collective windows per local rank: 0..15 shm_slots (communicator
                                    id), 16..31 the single-copy collectives (16 + communicator id) */
+#define SHM_COLL_DATA_CHANNELS 16   /* channels 0..15 carry data: coll_win bytes each; 16..31 hold
+                                       flags and addresses only: SHM_COLL_CTL_WIN bytes each */
+#define SHM_COLL_CTL_WIN  4096
 
 /* Message types carried in ring cells. */
 enum {

@@ -7,7 +7,8 @@
  * so a receiver's incoming rings and staging row are contiguous):
  *   [header page]
  *   [ring of pair 0][ring of pair 1]...      each: ctl line, cells, data ring
- *   [collective windows of local rank 0][...of rank 1]...  SHM_COLL_CHANNELS each
+ *   [collective windows of local rank 0][...of rank 1]...  SHM_COLL_CHANNELS each:
+ *                                            16 data windows, then 16 one-page control windows
  *   [stage of pair 0][stage of pair 1]...    each: ctl page, 2 chunks
  * The header page, rings and windows are reserved with posix_fallocate at creation (a
  * too-small /dev/shm fails init instead of SIGBUS later); the staging rows
@@ -54,6 +55,12 @@ static uint64_t pow2_up(uint64_t v)
     uint64_t p = 1;
     while (p < v) p <<= 1;
     return p;
+}
+
+/* One local rank's collective windows: the data channels, then the control ones. */
+static uint64_t coll_rank_bytes(const shm_layout_t *lay)
+{
+    return SHM_COLL_DATA_CHANNELS * lay->coll_win + (SHM_COLL_CHANNELS - SHM_COLL_DATA_CHANNELS) * SHM_COLL_CTL_WIN;
 }
 
 void shm_layout_compute(shm_layout_t *lay, int nlocal, int lean)
@@ -106,10 +113,12 @@ void shm_layout_compute(shm_layout_t *lay, int nlocal, int lean)
      * running; 4 ranks on 2 cores, bcast 256 KiB 0.47x and gather 256 KiB
      * 0.51x direct's time by first quartile (perf/RESULTS.md, issue 11,
      * session s10f).  It costs
-     * /dev/shm: 32 windows of 2 x 256 KiB per local rank, 64.5 MiB at 4
-     * ranks against 8.5 (reserved by the fallocate below); where that does
+     * /dev/shm: 16 windows of 2 x 256 KiB per local rank, 33 MiB at 4
+     * ranks against 5 (reserved by the fallocate below); where that does
      * not fit, the leader retries lean (shm.c).  Not at 2 ranks or 6+ (no
-     * row measured there uses it). */
+     * row measured there uses it).  Only the shm_slots channels get data
+     * buffers: the single-copy collectives' windows (16..31) hold flags and
+     * addresses, one page each. */
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int big = !lean && nlocal >= 3 && nlocal <= 5 && ncpu > 0 && nlocal > ncpu;
     uint64_t def_coll = big ? (256u << 10) : nlocal <= 8 ? (32u << 10) : nlocal <= 32 ? (8u << 10) : (2u << 10);
@@ -117,7 +126,7 @@ void shm_layout_compute(shm_layout_t *lay, int nlocal, int lean)
     lay->coll_big = shm_env_bytes("PLX_SHM_COLL_BYTES", def_coll, 0, 16u << 20, &cb) <= 0 && big;
     lay->coll_off = lay->ring_off + pairs * lay->ring_stride;
     lay->coll_win = SHM_ALIGN_UP(512 + 2 * SHM_ALIGN_UP(cb, SHM_CACHELINE), SHM_PAGE);
-    lay->stage_off = lay->coll_off + n * SHM_COLL_CHANNELS * lay->coll_win;
+    lay->stage_off = lay->coll_off + n * coll_rank_bytes(lay);
     lay->stage_stride = SHM_STAGE_HDR + 2 * lay->stage_bytes;
     lay->total = lay->stage_off + pairs * lay->stage_stride;
 }
@@ -294,8 +303,11 @@ void shm_seg_wire(shm_tl_t *t)
 
 void *shm_seg_coll_window(shm_tl_t *t, int local, int channel)
 {
-    return (unsigned char *)t->seg + t->lay.coll_off +
-           ((uint64_t)local * SHM_COLL_CHANNELS + (uint64_t)channel) * t->lay.coll_win;
+    uint64_t in = channel < SHM_COLL_DATA_CHANNELS
+                      ? (uint64_t)channel * t->lay.coll_win
+                      : SHM_COLL_DATA_CHANNELS * t->lay.coll_win +
+                            (uint64_t)(channel - SHM_COLL_DATA_CHANNELS) * SHM_COLL_CTL_WIN;
+    return (unsigned char *)t->seg + t->lay.coll_off + (uint64_t)local * coll_rank_bytes(&t->lay) + in;
 }
 
 plx_status_t shm_seg_reserve_stage_in(shm_tl_t *t, int fd)
