@@ -144,8 +144,9 @@
  * peers' part of its input fits its staging area (the transport's
  * coll_stage op, PLX_SHM_DIRECT_STAGE; alltoall, which copies its own
  * block besides, half of it), and that area is free (one collective at a
- * time per rank, whatever the communicator), and no progress thread runs
- * (see stage_take), says so in its
+ * time per rank, whatever the communicator), and, where a progress thread
+ * runs, fits one piece (then staged whole before the header: see
+ * stage_take), says so in its
  * header (staged) and copies that part into the area piece by piece
  * (DIRECT_STAGE_PIECE), storing the bytes staged so far after each piece
  * (release); its readers memcpy from the area what the counter covers
@@ -968,11 +969,13 @@ static void stage_take(direct_op_t *op)
     /* alltoall copies its own block besides (allgather fuses that copy
      * into the staging): it stages up to half the area */
     size_t cap = op->a.coll == PLX_COLL_ALLTOALL ? nd->stg_cap / 2 : nd->stg_cap;
-    /* not with a progress thread: a peer's read then waits until this
-     * rank's thread gets a core to stage, where a CMA read needs nobody
-     * (PLX_PROGRESS=thread plx_perf --overlap, allgather 1 MiB: overlap
-     * 0.26-0.41 staged against 0.72-0.92 with CMA) */
-    if (nd->n < 2 || len == 0 || len > cap || ctx->direct_stage_busy || ctx->pt.running) return;
+    /* with a progress thread only what turn stages whole (one piece):
+     * staged in steps, a peer's read waits until this rank's thread gets a
+     * core again, where a CMA read needs nobody (PLX_PROGRESS=thread
+     * plx_perf --overlap, allgather 1 MiB: overlap 0.26-0.41 staged in
+     * steps against 0.72-0.92 with CMA) */
+    if (ctx->pt.running && len > DIRECT_STAGE_PIECE) return;
+    if (nd->n < 2 || len == 0 || len > cap || ctx->direct_stage_busy) return;
     ctx->direct_stage_busy = 1;
     op->stage = 1;
     op->st_len = len;
@@ -1059,6 +1062,8 @@ static int turn(direct_op_t *op)
     /* (nobody reads the counter of s-1 any more: the drain) */
     stage_take(op);
     if (op->stage) __atomic_store_n(staged_of(w), 0, __ATOMIC_RELAXED);
+    /* (a progress thread: all of it before the header, see stage_take) */
+    while (op->stage && op->comm->ctx->pt.running && op->st_done < op->st_len) stage_piece(op);
     h->staged = op->stage;
     h->addr[ADDR_IN] = (uint64_t)(uintptr_t)in;
     h->addr[ADDR_OUT] = coll_in_place(a->rbuf) ? 0 : (uint64_t)(uintptr_t)a->rbuf;
