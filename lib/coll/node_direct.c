@@ -1453,7 +1453,9 @@ static int work(direct_op_t *op)
      * 0-10 % slower than the pieces.  Unless PLX_DIRECT_PIECE is set. */
     if (sg.kind != SEG_REDUCE && sg.len <= DIRECT_WHOLE_MAX && nd->spin && solo && !nd->piece_set)
         piece = l;
-    int from_stage = sg.kind == SEG_COPY && sg.peer != nd->me && nd->staged[sg.peer];
+    /* (staged[] is current for these two: a star's meet may skip members) */
+    int from_stage = sg.kind == SEG_COPY && sg.peer != nd->me && nd->staged[sg.peer] &&
+                     (op->a.coll == PLX_COLL_ALLGATHER || op->a.coll == PLX_COLL_ALLTOALL);
     if (sh && sg.kind == SEG_COPY && sg.peer != nd->me) {
         /* the peer may have written some pieces already (it claims them too) */
         size_t at;

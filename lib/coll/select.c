@@ -76,7 +76,13 @@
  * gather run as stars with more ranks than cores (node_direct.c): 256 KiB
  * total, 10 alternating launches, median / first quartile 25.7 / 22.4 us
  * against linear's 32.2 / 28.3 and Open MPI's 25.1-26.2 / 22.2-23.3
- * (perf/RESULTS.md "Issue 11: 4-rank scatter and gather as stars"). */
+ * (perf/RESULTS.md "Issue 11: 4-rank scatter and gather as stars").
+ * Allgather 32-64 KiB blocks and alltoall from 32 KiB blocks at 4 ranks:
+ * direct, once its inputs are staged (node_direct.c "Staged input"):
+ * 128 KiB totals 0.50-0.67x the time of ring / pairwise by first quartile
+ * and median, 8 interleaved launches (1.2-1.33x with CMA reads instead;
+ * perf/RESULTS.md "Issue 11: staged input for direct allgather and
+ * alltoall", session s10g; 5 ranks not measured, so they keep 64 KiB). */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
     "bcast:0-33K/2-2@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
