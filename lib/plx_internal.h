@@ -74,6 +74,8 @@ struct plx_context {
     int *node_of;              /* node index of each world rank */
     plx_config_t cfg;
     struct plx_select *select;
+    int direct_stage_busy;     /* this rank's direct staging area holds a collective's input
+                                * (lib/coll/node_direct.c, "Staged input") */
 
     int ntl;
     struct {

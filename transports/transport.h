@@ -113,6 +113,12 @@ typedef struct plx_tl_ops {
      * from then on.  NULL if peer is not on this node or channel is out of
      * range. */
     void *(*coll_window)(void *tl, int channel, int peer, size_t *bytes);
+    /* Optional: world rank peer's direct staging area (same node), *bytes
+     * its size: memory every local rank maps, written only by its owner
+     * (lib/coll/node_direct.c, "Staged input").  NULL where there is none
+     * (size 0, another node, or for peer = this rank: not reserved, so
+     * this rank must not stage). */
+    void *(*coll_stage)(void *tl, int peer, size_t *bytes);
 
     /* Optional (NULL when the transport has none): copy len bytes at
      * address addr of world rank peer's memory into dst with one copy

@@ -17,6 +17,8 @@
  *               (2-rank allgather and alltoall, "Shared read" below)
  *   offset 328  reduction claim (member 0's window only): the unclaimed
  *               element range of a 2-rank reduction (see claimed)
+ *   offset 336  staged: the bytes of this rank's input copied into its
+ *               staging area so far (see "Staged input")
  *   offset 384  failed: the last sequence this rank gave up on, and why
  *               (its status at offset 392, written first)
  *   offset 448  event: bumped after each of the stores above (a futex
@@ -135,6 +137,31 @@
  * the header (or to "none left" when it reads alone), so a claim from
  * another collective or from a rank that reads alone finds nothing.
  *
+ * Staged input (allgather and alltoall, each member decides for itself).
+ * A process_vm_readv pins the owner's pages before it copies, ~40 % of
+ * the read at 1-4 MiB on 4 KiB pages (perf/RESULTS.md, issue 11, session
+ * s9x), so two memcpys through shared memory beat it there.  A member whose
+ * peers' part of its input fits its staging area (the transport's
+ * coll_stage op, PLX_SHM_DIRECT_STAGE; alltoall, which copies its own
+ * block besides, half of it), and that area is free (one collective at a
+ * time per rank, whatever the communicator), and, where a progress thread
+ * runs, fits one piece (then staged whole before the header: see
+ * stage_take), says so in its
+ * header (staged) and copies that part into the area piece by piece
+ * (DIRECT_STAGE_PIECE), storing the bytes staged so far after each piece
+ * (release); its readers memcpy from the area what the counter covers
+ * (acquire) instead of reading its buffer.  Allgather stages its block,
+ * writing each piece into its own recvbuf slot too (out of place: one read
+ * of the send block for both); alltoall stages the blocks of its peers, the
+ * block of member me-1 first, then me-2, ... (each reader's first read is
+ * then the first staged).  Staging starts while this rank waits in the meet
+ * and goes on one piece per work step, before its own reads, so the
+ * members copy at once; a work step never waits for a counter (it returns,
+ * and the next step stages or reads), so ranks never wait on each other in
+ * a cycle.  The counter is reset before the header of s goes out, and the
+ * area is taken again only after the drain (nobody reads it any more);
+ * after a failure it is never taken again.
+ *
  * Closed numbers (the node-local phases of lib/coll/hier.c).  A phase
  * takes its number when its schedule is built: 1 + DIRECT_PHASES x the
  * schedule's collective sequence number + its index in the schedule, so
@@ -182,6 +209,9 @@
 #define DIRECT_GO_OFF    272           /* a star bcast root met every member (see "Star bcast") */
 #define DIRECT_CLAIM_OFF 320
 #define DIRECT_RCLAIM_OFF 328
+#define DIRECT_STAGED_OFF 336
+/* a staged input moves in pieces of this size (see "Staged input") */
+#define DIRECT_STAGE_PIECE (256u << 10)
 #define DIRECT_INTO_DST_MIN (128u << 10) /* reduce_piece: member 0 reads into the destination */
 #define DIRECT_FAIL_OFF  384
 #define DIRECT_EVENT_OFF 448
@@ -242,6 +272,7 @@ typedef struct direct_hdr {
     uint64_t addr[3];                /* input, output, scratch in the owner's address space */
     uint64_t bytes;                  /* count x element size */
     int32_t coll, dt, op, root;
+    int32_t staged, pad;             /* this member's input is staged (see "Staged input") */
 } direct_hdr_t;
 
 typedef struct direct_seg {
@@ -273,6 +304,9 @@ struct node_direct {
     const plx_tl_ops_t **ops;        /* [n] transport reading from each member */
     void **tl;                       /* [n] its state */
     uint64_t (*addr)[3];             /* [n] addresses published for the current collective */
+    int *staged;                     /* [n] each member staged its input for it */
+    unsigned char **stg;             /* [n] each member's staging area (NULL: none) */
+    size_t stg_cap;                  /* the size of mine (0: I never stage) */
     size_t piece;
     size_t piece_solo;               /* the piece while no progress thread runs (setup) */
     int piece_set;                   /* PLX_DIRECT_PIECE given: every piece is that size */
@@ -311,6 +345,7 @@ static inline uint64_t *claim_of(unsigned char *w) { return (uint64_t *)(w + DIR
 static inline uint64_t *fail_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_FAIL_OFF); }
 static inline int32_t *fail_status_of(unsigned char *w) { return (int32_t *)(w + DIRECT_FAIL_OFF + 8); }
 static inline uint64_t *rclaim_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_RCLAIM_OFF); }
+static inline uint64_t *staged_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_STAGED_OFF); }
 static inline uint32_t *event_of(unsigned char *w) { return (uint32_t *)(w + DIRECT_EVENT_OFF); }
 static inline uint32_t *sleepers_of(unsigned char *w) { return (uint32_t *)(w + DIRECT_EVENT_OFF + 4); }
 
@@ -404,6 +439,8 @@ static void nd_free(struct node_direct *nd)
     free(nd->ops);
     free(nd->tl);
     free(nd->addr);
+    free(nd->staged);
+    free(nd->stg);
     free(nd->acc);
     free(nd->tmp);
     free(nd->scratch);
@@ -424,6 +461,8 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
     nd->ops = calloc((size_t)n, sizeof *nd->ops);
     nd->tl = calloc((size_t)n, sizeof *nd->tl);
     nd->addr = calloc((size_t)n, sizeof *nd->addr);
+    nd->staged = calloc((size_t)n, sizeof *nd->staged);
+    nd->stg = calloc((size_t)n, sizeof *nd->stg);
     nd->piece = ctx->cfg.direct_piece ? ctx->cfg.direct_piece : (128u << 10);
     nd->piece &= ~(size_t)63;   /* a multiple of every element size */
     if (nd->piece < 64) nd->piece = 64;
@@ -453,7 +492,8 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
     }
     nd->acc = aligned_alloc(64, nd->piece_solo > nd->piece ? nd->piece_solo : nd->piece);
     nd->tmp = aligned_alloc(64, nd->piece_solo > nd->piece ? nd->piece_solo : nd->piece);
-    if (!nd->win || !nd->world || !nd->ops || !nd->tl || !nd->addr || !nd->acc || !nd->tmp)
+    if (!nd->win || !nd->world || !nd->ops || !nd->tl || !nd->addr || !nd->staged || !nd->stg ||
+        !nd->acc || !nd->tmp)
         goto no;
     nd->me = -1;
     for (int k = 0; k < n; k++) {
@@ -470,6 +510,11 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
             plx_info("direct: comm %u cannot read rank %d (world %d) with one copy; the "
                      "selector's next rules serve it", comm->id, r, w);
             goto no;
+        }
+        if (ops->coll_stage) {
+            size_t sb = 0;
+            nd->stg[k] = ops->coll_stage(tl, w, &sb);
+            if (r == comm->rank) nd->stg_cap = nd->stg[k] ? sb : 0;
         }
         nd->world[k] = w;
         nd->ops[k] = ops;
@@ -678,7 +723,9 @@ static int get_seg(const direct_op_t *op, int i, direct_seg_t *sg)
         return 1;
     case PLX_COLL_ALLGATHER:
         /* segment 0 is my own block (nothing to do in place) */
-        *sg = SEG_READ(j, ADDR_IN, 0, (i == 0 && coll_in_place(a->sbuf)) ? 0 : N, rbuf + (size_t)j * N);
+        /* (staged: the staging wrote my block, see stage_piece) */
+        *sg = SEG_READ(j, ADDR_IN, 0, (i == 0 && (coll_in_place(a->sbuf) || op->stage)) ? 0 : N,
+                       rbuf + (size_t)j * N);
         return 1;
     case PLX_COLL_ALLTOALL:
         *sg = SEG_READ(j, ADDR_IN, (size_t)me * N, (i == 0 && coll_in_place(a->sbuf)) ? 0 : N,
@@ -732,6 +779,7 @@ static void op_init(plx_comm_t comm, struct node_direct *nd, const coll_args_t *
     op->bytes = a->count * op->es;
     op->phase = DIRECT_TURN;
     op->status = PLX_SUCCESS;
+    op->stage_wait = -1;
 }
 
 plx_status_t plx_direct_start(plx_comm_t comm, const coll_args_t *a, direct_op_t *op)
@@ -889,6 +937,83 @@ static void thp_buffers(direct_op_t *op, const void *in)
     }
 }
 
+/* ---- staged input (see "Staged input") ------------------------------------- */
+/* The bytes of this rank's input its peers read: allgather its block,
+ * alltoall the blocks of the others; 0 for the other collectives. */
+static size_t stage_len(const direct_op_t *op)
+{
+    if (op->a.coll == PLX_COLL_ALLGATHER) return op->bytes;
+    if (op->a.coll == PLX_COLL_ALLTOALL) return op->bytes * (size_t)(op->nd->n - 1);
+    return 0;
+}
+
+/* Where this rank's part of member m's input starts in m's staging area. */
+static size_t stage_pos(const direct_op_t *op, int m)
+{
+    int n = op->nd->n;
+    if (op->a.coll != PLX_COLL_ALLTOALL) return 0;
+    return (size_t)((m - 1 - op->nd->me + n) % n) * op->bytes;
+}
+
+/* Take this rank's staging area for op if its peers' part fits (in turn,
+ * before the header: the flag goes out with it). */
+static void stage_take(direct_op_t *op)
+{
+    struct node_direct *nd = op->nd;
+    plx_context_t ctx = op->comm->ctx;
+    size_t len = stage_len(op);
+    op->stage = 0;
+    op->stage_wait = -1;
+    op->pend = 0;
+    op->st_done = 0;
+    /* alltoall copies its own block besides (allgather fuses that copy
+     * into the staging): it stages up to half the area */
+    size_t cap = op->a.coll == PLX_COLL_ALLTOALL ? nd->stg_cap / 2 : nd->stg_cap;
+    /* with a progress thread only what turn stages whole (one piece):
+     * staged in steps, a peer's read waits until this rank's thread gets a
+     * core again, where a CMA read needs nobody (PLX_PROGRESS=thread
+     * plx_perf --overlap, allgather 1 MiB: overlap 0.26-0.41 staged in
+     * steps against 0.72-0.92 with CMA) */
+    if (ctx->pt.running && len > DIRECT_STAGE_PIECE) return;
+    if (nd->n < 2 || len == 0 || len > cap || ctx->direct_stage_busy) return;
+    ctx->direct_stage_busy = 1;
+    op->stage = 1;
+    op->st_len = len;
+}
+
+/* Nobody reads this rank's staging area for op any more. */
+static void stage_give(direct_op_t *op)
+{
+    if (!op->stage) return;
+    op->stage = 0;
+    op->comm->ctx->direct_stage_busy = 0;
+}
+
+/* Copy the next piece of this rank's input into its staging area and say
+ * so (allgather out of place: also into its own recvbuf slot, the one read
+ * of the send block serving both). */
+static void stage_piece(direct_op_t *op)
+{
+    struct node_direct *nd = op->nd;
+    size_t N = op->bytes, x = op->st_done, blk = x / N, bo = x % N, l = N - bo;
+    int n = nd->n, me = nd->me;
+    if (l > DIRECT_STAGE_PIECE) l = DIRECT_STAGE_PIECE;
+    size_t from = op->a.coll == PLX_COLL_ALLTOALL ? (size_t)((me - 1 - (int)blk + n) % n) * N + bo : bo;
+    const char *src = (const char *)op->in + from;
+    memcpy(nd->stg[me] + x, src, l);
+    if (op->a.coll == PLX_COLL_ALLGATHER && !coll_in_place(op->a.sbuf))
+        memcpy((char *)op->a.rbuf + (size_t)me * N + bo, src, l);
+    op->st_done = x + l;
+    __atomic_store_n(staged_of(nd->win[me]), (uint64_t)op->st_done, __ATOMIC_RELEASE);
+}
+
+/* Bytes of member m's staged input available at pos (acquire). */
+static size_t staged_at(const direct_op_t *op, int m, size_t pos)
+{
+    uint64_t c = __atomic_load_n(staged_of(op->nd->win[m]), __ATOMIC_ACQUIRE);
+    return c > pos ? (size_t)(c - pos) : 0;
+}
+
 /* Step 1: publish this rank's buffers for collective s. */
 static int turn(direct_op_t *op)
 {
@@ -934,6 +1059,12 @@ static int turn(direct_op_t *op)
     if (nd->n == 2 && (a->coll == PLX_COLL_ALLGATHER || a->coll == PLX_COLL_ALLTOALL))
         __atomic_store_n(claim_of(w), (op->seq << 24) + (shared_read(op) ? 0 : DIRECT_CLAIM_NONE),
                          __ATOMIC_RELAXED);
+    /* (nobody reads the counter of s-1 any more: the drain) */
+    stage_take(op);
+    if (op->stage) __atomic_store_n(staged_of(w), 0, __ATOMIC_RELAXED);
+    /* (a progress thread: all of it before the header, see stage_take) */
+    while (op->stage && op->comm->ctx->pt.running && op->st_done < op->st_len) stage_piece(op);
+    h->staged = op->stage;
     h->addr[ADDR_IN] = (uint64_t)(uintptr_t)in;
     h->addr[ADDR_OUT] = coll_in_place(a->rbuf) ? 0 : (uint64_t)(uintptr_t)a->rbuf;
     h->addr[ADDR_AUX] = (uint64_t)(uintptr_t)op->aux;
@@ -1059,6 +1190,7 @@ static int meet_root(direct_op_t *op)
         /* (the root keeps this header until its drain saw this rank's done) */
         direct_hdr_t hc = *h;
         for (int k = 0; k < 3; k++) nd->addr[root][k] = hc.addr[k];
+        nd->staged[root] = 0;   /* (bcast: nothing staged) */
         op->next = 1;
         if (!signature_ok(op, root, &hc)) op->status = PLX_ERR_MISMATCH;
     }
@@ -1114,6 +1246,7 @@ static int meet(direct_op_t *op)
             if (star_finished(op, m)) continue;
         }
         for (int k = 0; k < 3; k++) nd->addr[m][k] = hc.addr[k];
+        nd->staged[m] = hc.staged != 0 && nd->stg[m] != NULL;
         if (op->status == PLX_SUCCESS && !signature_ok(op, m, &hc)) op->status = PLX_ERR_MISMATCH;
     }
     op->next = 0;
@@ -1273,6 +1406,9 @@ static int work(direct_op_t *op)
     direct_seg_t sg;
     if (claimed(op)) return work_claimed(op);
     int sh = shared_read(op);
+    /* my next piece for the peers first, then my reads (see "Staged input") */
+    int staged = op->stage && op->st_done < op->st_len;
+    if (staged) stage_piece(op);
     for (;;) {
         if (!get_seg(op, op->seg, &sg)) {
             /* my part is over: write the pieces of the peer's read that it
@@ -1280,6 +1416,7 @@ static int work(direct_op_t *op)
             int p = 1 - nd->me;
             size_t at = sh && nd->addr[p][ADDR_OUT] ? claim(op, p) : (size_t)-1;
             if (at == (size_t)-1) {
+                if (op->stage && op->st_done < op->st_len) return 1;   /* staging goes on */
                 op->phase = DIRECT_DRAIN;
                 return 1;
             }
@@ -1316,9 +1453,18 @@ static int work(direct_op_t *op)
      * 0-10 % slower than the pieces.  Unless PLX_DIRECT_PIECE is set. */
     if (sg.kind != SEG_REDUCE && sg.len <= DIRECT_WHOLE_MAX && nd->spin && solo && !nd->piece_set)
         piece = l;
+    /* (staged[] is current for these two: a star's meet may skip members) */
+    int from_stage = sg.kind == SEG_COPY && sg.peer != nd->me && nd->staged[sg.peer] &&
+                     (op->a.coll == PLX_COLL_ALLGATHER || op->a.coll == PLX_COLL_ALLTOALL);
     if (sh && sg.kind == SEG_COPY && sg.peer != nd->me) {
         /* the peer may have written some pieces already (it claims them too) */
-        size_t at = claim(op, nd->me);
+        size_t at;
+        if (op->pend) {   /* claimed before, not staged then */
+            at = op->pend - 1;
+            op->pend = 0;
+        } else {
+            at = claim(op, nd->me);
+        }
         if (at == (size_t)-1) {
             op->off = sg.len;
             return 1;
@@ -1327,8 +1473,27 @@ static int work(direct_op_t *op)
         l = sg.len - at;
         piece = DIRECT_PIECE_SOLO;
         op->off = at;   /* below: past this piece; the next call claims again */
+        if (l > piece) l = piece;
+        if (from_stage && staged_at(op, sg.peer, stage_pos(op, sg.peer) + o) < l) {
+            op->pend = at + 1;   /* a claimed piece is read whole: wait for all of it */
+            op->stage_wait = sg.peer;
+            return staged;
+        }
     }
     if (l > piece) l = piece;
+    if (from_stage) {
+        /* what the owner's counter covers, with a memcpy */
+        size_t pos = stage_pos(op, sg.peer) + o, av = staged_at(op, sg.peer, pos);
+        if (av == 0) {
+            op->stage_wait = sg.peer;
+            return staged;
+        }
+        if (l > av) l = av;
+        memcpy(sg.dst + o, nd->stg[sg.peer] + pos, l);
+        op->stage_wait = -1;
+        op->off = o + l;
+        return 1;
+    }
     plx_status_t st;
     if (sg.kind == SEG_REDUCE)
         st = reduce_piece(op, &sg, o, l);
@@ -1374,6 +1539,7 @@ static int drain(direct_op_t *op)
         memcpy(op->a.rbuf, op->aux, op->bytes);
     nd->local_done = op->seq;
     op->phase = DIRECT_DONE;
+    stage_give(op);   /* every member is done with it */
     if (nd->nclose) closes_run(nd);   /* a ghost waiting for this turn goes out now */
     return 1;
 }
@@ -1445,10 +1611,16 @@ int plx_direct_advance(direct_op_t *op, int *moved)
             return 1;
         }
         if (!r) {
+            /* (my staging needs nobody: do it while the others come) */
+            if (op->stage && op->st_done < op->st_len) {
+                stage_piece(op);
+                *moved = 1;
+            }
             if (spin_on(op)) *moved = 1;
             return 0;
         }
         *moved = 1;
+        if (r == 2) stage_give(op);   /* nobody works on it: nobody reads my area */
         if (r == 2 && close_add(nd, op->seq, op->prev, op->status, 0)) {
             /* closed by a member: nobody works on it; the next turn waits
              * for the others to be past it */
@@ -1470,6 +1642,8 @@ int plx_direct_advance(direct_op_t *op, int *moved)
             return 1;
         }
         if (r > 0) *moved = 1;
+        /* waiting for a member's staging, which is running on its own core */
+        else if (op->stage_wait >= 0 && nd->spin && op->solo) *moved = 1;
         if (op->phase == DIRECT_WORK) return 0;   /* one piece per call */
         nd->work_s = plx_now() - op->work_since;
     }
@@ -1538,6 +1712,7 @@ int plx_direct_abort(direct_op_t *op, plx_status_t st)
         missing = __atomic_load_n(&hdr_of(nd->win[m])->seq, __ATOMIC_ACQUIRE) != op->seq &&
                   !(op->star && m != op->a.root && __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) >= op->seq);
     if (!missing) return 0;   /* everyone met: they may be reading our buffers */
+    stage_give(op);           /* (nobody met it: nobody reads my staging area) */
     fail(op, st);
     return 1;
 }
@@ -1575,6 +1750,8 @@ int plx_direct_check(direct_op_t *op, double elapsed, double limit)
         else if (op->phase == DIRECT_MEET)
             missing = __atomic_load_n(&hdr_of(nd->win[m])->seq, __ATOMIC_ACQUIRE) != s &&
                       !(op->star && m != op->a.root && __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) >= s);
+        else if (op->phase == DIRECT_WORK)
+            missing = op->stage_wait == m;   /* its staged input (see "Staged input") */
         else if (op->phase == DIRECT_DRAIN)
             /* (a star bcast's written member waits for the root alone) */
             missing = __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) < s &&

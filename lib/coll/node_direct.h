@@ -47,6 +47,10 @@ typedef struct direct_op {
     int solo;                /* set by the engine before each advance: DIRECT_SOLO_* */
     plx_status_t status;
     struct slots_op *v;      /* a v-form (node_direct_v.c), or NULL */
+    int stage;               /* this rank stages its input (see "Staged input") */
+    int stage_wait;          /* work: the member whose staging this rank waits for, or -1 */
+    size_t st_done, st_len;  /* bytes staged so far, to stage in all */
+    size_t pend;             /* shared read: 1 + a claimed piece not staged yet, or 0 */
 } direct_op_t;
 
 /* op->solo, the engine's word on the caller of plx_direct_advance:

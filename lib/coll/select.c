@@ -90,16 +90,22 @@
  * waits for every non-root's slot, ~10 us at 3-4 ranks, ~20 at 5), up to
  * 256 KiB blocks at 3 and 5 ranks, 128 KiB at 4 (256 KiB blocks there:
  * q1 / median 0.97 / 0.73 and 1.19 / 1.17 of direct in two windows).  Reduce at 4 ranks keeps shm_slots
- * below 33 KiB only (what the 32 KiB slot held when it was measured). */
+ * below 33 KiB only (what the 32 KiB slot held when it was measured).
+ * Allgather 32-64 KiB blocks and alltoall from 32 KiB blocks at 4 ranks:
+ * direct, once its inputs are staged (node_direct.c "Staged input"):
+ * 128 KiB totals 0.50-0.67x the time of ring / pairwise by first quartile
+ * and median, 8 interleaved launches (1.2-1.33x with CMA reads instead;
+ * perf/RESULTS.md "Issue 11: staged input for direct allgather and
+ * alltoall", session s10g; 5 ranks not measured, so they keep 64 KiB). */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
     "bcast:0-33K/2-2@shm_slots,64K-513K/3-5@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
     "reduce:0-33K/2-2@shm_slots,16K-33K/4-4@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather,0-inf@ordered;"
     "allreduce:0-32K@shm_slots,64K-128K/1-1@direct,64K-128K/3-3@direct,64K-128K/5-inf@direct,128K-inf@direct,"
     "0-inf@hier,65537-128K/2-2@recursive_doubling,0-16K@recursive_doubling,16K-inf@ring,0-inf@recursive_doubling;"
-    "allgather:0-32K@shm_slots,64K-inf@direct,0-inf@hier,0-32K@bruck,32K-inf@ring;"
+    "allgather:0-32K@shm_slots,32K-64K/4-4@direct,64K-inf@direct,0-inf@hier,0-32K@bruck,32K-inf@ring;"
     "reduce_scatter:0-16K/2-2@shm_slots,32K-inf/2-2@direct,64K-inf/3-inf@direct,0-16K@recursive_halving,16K-inf@ring,0-inf@ordered;"
-    "alltoall:0-16K/2-2@shm_slots,64K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-4K@linear,4K-inf@pairwise;"
+    "alltoall:0-16K/2-2@shm_slots,64K-inf/2-2@direct,32K-inf/4-4@direct,64K-inf/5-5@direct,85K-inf/3-3@direct,0-4K@linear,4K-inf@pairwise;"
     "gather:1K-64K/2-2@shm_slots,8K-129K/3-5@shm_slots,129K-257K/3-3@shm_slots,129K-257K/5-5@shm_slots,"
     "256K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
     "scatter:1K-32K/2-2@shm_slots,256K-inf/2-2@direct,64K-inf/4-4@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"

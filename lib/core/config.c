@@ -78,6 +78,8 @@ const plx_env_var_t plx_env_vars[] = {
       PLX_ENV_SIZE, 0, 16 << 20 },
     { "PLX_SHM_STAGE_BYTES", "512K", "shm: one staging chunk (two per ordered pair) for large messages when CMA is refused (4K-256M)",
       PLX_ENV_SIZE, 4 << 10, 256 << 20 },
+    { "PLX_SHM_DIRECT_STAGE", "2M (halved while all local ranks would need more than 64M)", "shm: each local rank's direct staging area: a direct allgather whose block fits (alltoall: whose peers' blocks fit half of it) is copied there in 256K pieces and the peers memcpy it instead of reading it with CMA (which pins its pages); larger ones, and with a progress thread those above 256K, are read with CMA; 0 = never (0-256M)",
+      PLX_ENV_SIZE, 0, 256 << 20 },
     { "PLX_CUDA", "auto", "auto|0|1 - device (GPU) buffers: auto uses a CUDA device when one is usable; 0 never (no CUDA call at all); 1 makes plx_init fail without one",
       PLX_ENV_CHOICE, 0, 0, "auto|0|1" },
     { "PLX_NCCL", "auto", "auto|0|p2p - collectives on device buffers: auto through NCCL where every rank has a GPU of its own (else staged through pinned host memory); 0 always staged; p2p composes alltoall/gather/scatter from NCCL send/recv (testing)",

@@ -14,13 +14,19 @@
 #      root or op all get PLX_ERR_MISMATCH, and the communicator still
 #      works); timeout_check at 3 ranks (a rank that never arrives is
 #      named, the others get PLX_ERR_TIMEOUT);
+#   2b. staged input (PLX_SHM_DIRECT_STAGE, "Staged input" in
+#      lib/coll/node_direct.c): allgather and alltoall with a 64 MiB area
+#      (every size staged, also above 2 MiB per block, where a 2-rank
+#      shared read claims staged pieces) at 1-5 ranks, odd counts, in place
+#      and out of place; and with no area (every read a CMA read) at 2 ranks;
 #   3. with PLX_SHM_CMA=0 (single-copy reads refused): coll_check at 2 and
 #      3 ranks must pass and the log must show another algorithm ran (the
 #      next rule, whose large messages go through the shm staging area);
 #   4. a rank SIGKILLed in the middle of a loop of 4 MiB collectives
 #      (direct_kill_check): every other rank must get PLX_ERR_PEER_FAILED,
 #      for several collectives, victims and rank counts, with CMA and with
-#      PLX_SHM_CMA=0, and in the node-local phases of a hierarchical
+#      PLX_SHM_CMA=0, staged allgather and alltoall (a reader waiting on a
+#      dead owner's staging counter), and in the node-local phases of a hierarchical
 #      allreduce (2 simulated nodes, when built with UCX; victims 1 and 2,
 #      a node-mate and the other node's leader, and nothing of the job
 #      left in /dev/shm).
@@ -129,6 +135,25 @@ else
     fail "timeout_check with direct: exit $rc or no timeout line naming rank 1"
 fi
 
+# ---- 2b: staged input ------------------------------------------------------------
+for n in 1 2 3 4 5; do
+    PLX_SHM_DIRECT_STAGE=64M run_checks coll_check "$n" "$MR/coll_check" --coll allgather,alltoall \
+        --counts 0,1,7,1000,65537,100003,262147
+done
+PLX_SHM_DIRECT_STAGE=64M run_checks coll_check 2 "$MR/coll_check" --counts 524291,2097169 --coll allgather,alltoall
+PLX_SHM_DIRECT_STAGE=64M PLX_DIRECT_PIECE=4K run_checks coll_check 3 "$MR/coll_check" --counts 7,100003 \
+    --coll allgather,alltoall
+PLX_SHM_DIRECT_STAGE=0 run_checks coll_check 2 "$MR/coll_check" --counts 0,1,7,1000,100003 --coll allgather,alltoall
+run_checks coll_check 3 "$MR/coll_check" --nb --quick --coll allgather,alltoall,allreduce
+# a bad area size fails plx_init naming the variable
+if PLX_SHM_DIRECT_STAGE=1G "$RUN" -n 1 --timeout 60 "$MR/coll_check" --quick >"$tmp/bad.log" 2>&1 ||
+   ! grep -q "PLX_SHM_DIRECT_STAGE" "$tmp/bad.log"; then
+    cat "$tmp/bad.log"
+    fail "PLX_SHM_DIRECT_STAGE=1G did not fail plx_init with a message naming it"
+else
+    echo "  ok: PLX_SHM_DIRECT_STAGE=1G rejected by plx_init"
+fi
+
 # ---- 3: single-copy reads refused ---------------------------------------------
 for n in 2 3; do
     PLX_SHM_CMA=0 PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --counts 0,1,7,1000,100003 \
@@ -142,12 +167,14 @@ done
 
 # ---- 4: a peer killed mid-transfer ---------------------------------------------
 # run_kill N CMA COLL VICTIM ROOT [COUNT]
+# (STAGE=SIZE in the environment: PLX_SHM_DIRECT_STAGE=SIZE)
 run_kill() {
     local n=$1 cma=$2 coll=$3 victim=$4 root=$5 count=${6:-1048576}
     local log=$tmp/kill.log t0 t1 rc
-    echo "+ PLX_SHM_CMA=$cma PLX_TIMEOUT=60 $RUN -n $n --timeout 120 $MR/direct_kill_check --coll $coll --victim $victim --root $root --count $count"
+    echo "+ ${STAGE:+PLX_SHM_DIRECT_STAGE=$STAGE }PLX_SHM_CMA=$cma PLX_TIMEOUT=60 $RUN -n $n --timeout 120 $MR/direct_kill_check --coll $coll --victim $victim --root $root --count $count"
     t0=$(date +%s.%N)
-    PLX_SHM_CMA=$cma PLX_TIMEOUT=60 PLX_LOG=none "$RUN" -n "$n" --timeout 120 "$MR/direct_kill_check" \
+    env ${STAGE:+PLX_SHM_DIRECT_STAGE=$STAGE} PLX_SHM_CMA="$cma" PLX_TIMEOUT=60 PLX_LOG=none \
+        "$RUN" -n "$n" --timeout 120 "$MR/direct_kill_check" \
         --coll "$coll" --victim "$victim" --root "$root" --count "$count" >"$log" 2>&1
     rc=$?
     t1=$(date +%s.%N)
@@ -171,6 +198,13 @@ run_kill 3 auto allgather 1 0
 run_kill 4 auto alltoall 3 0
 run_kill 3 auto reduce 2 1
 run_kill 3 0 allreduce 1 0
+# staged input: 4 MiB blocks into a 64 MiB area; readers wait on the dead
+# owner's counter (or the owner waits on a dead reader's drain)
+STAGE=64M run_kill 2 auto allgather 1 0
+STAGE=64M run_kill 3 auto allgather 0 0
+STAGE=64M run_kill 2 auto alltoall 0 0
+STAGE=64M run_kill 4 auto alltoall 2 0
+STAGE=64M run_kill 5 auto allgather 4 0 100003
 # the star bcast (200 KB; ranks outnumbering cores): the root, the member it
 # writes into, a reader
 run_kill 4 auto bcast 0 0 50000

@@ -128,6 +128,16 @@ static void *shm_coll_window(void *tlp, int channel, int peer, size_t *bytes)
     return shm_seg_coll_window(t, t->local_of[peer], channel);
 }
 
+static void *shm_coll_stage(void *tlp, int peer, size_t *bytes)
+{
+    shm_tl_t *t = tlp;
+    if (!t || t->lay.dstage_bytes == 0 || peer < 0 || peer >= t->size || t->local_of[peer] < 0)
+        return NULL;
+    if (peer == t->rank && !t->dstage_ok) return NULL;   /* not reserved: never written */
+    if (bytes) *bytes = t->lay.dstage_bytes;
+    return shm_seg_dstage(t, t->local_of[peer]);
+}
+
 static void req_init(plx_tl_req_t *r, uint64_t tag, void *buf, size_t len, int p)
 {
     r->done = 0;
@@ -559,6 +569,8 @@ static plx_status_t attach_and_probe(shm_tl_t *t, const shm_blob_t *all, const i
                  "messages use the staging copy", refused, first, strerror(first_err));
     }
     int need_stage = refused || t->cma_mode == SHM_CMA_OFF;
+    /* (the direct collectives run only where CMA works) */
+    if (!need_stage) t->dstage_ok = shm_seg_reserve_dstage(t, *fd);
     if (need_stage) return shm_seg_reserve_stage_in(t, *fd);
     return PLX_SUCCESS;
 }
@@ -676,6 +688,7 @@ const plx_tl_ops_t plx_tl_shm_ops = {
     .cancel = shm_cancel,
     .peer_status = shm_peer_status,
     .coll_window = shm_coll_window,
+    .coll_stage = shm_coll_stage,
     .peer_read = shm_peer_read,
     .peer_write = shm_peer_write,
     .probe = shm_probe,

@@ -108,6 +108,7 @@ typedef struct shm_seg_hdr {
     uint64_t ring_off, ring_stride;
     uint64_t stage_off, stage_stride;
     uint64_t coll_off, coll_win;   /* collective windows: SHM_COLL_CHANNELS per local rank */
+    uint64_t dstage_off, dstage_bytes;   /* direct staging areas: one per local rank */
     uint64_t total;
 } shm_seg_hdr_t;
 
@@ -118,6 +119,7 @@ typedef struct shm_layout {
     uint64_t ring_bytes, stage_bytes;
     uint64_t ring_off, ring_stride, stage_off, stage_stride, total;
     uint64_t coll_off, coll_win;
+    uint64_t dstage_off, dstage_bytes;
 } shm_layout_t;
 
 /* ---- process-private state ------------------------------------------- */
@@ -226,6 +228,7 @@ typedef struct shm_tl {
     shm_layout_t lay;
 
     int cma_mode;             /* PLX_SHM_CMA */
+    int dstage_ok;            /* my direct staging area is reserved (coll_stage) */
     pid_t pid;
     uint64_t next_id;         /* large message ids */
 
@@ -288,6 +291,10 @@ plx_status_t shm_seg_attach(const char *name, int *fd, void **base, size_t *len,
 void shm_seg_wire(shm_tl_t *t);
 /* Collective window `channel` of local rank `local`. */
 void *shm_seg_coll_window(shm_tl_t *t, int local, int channel);
+/* The direct staging area of local rank `local` (lay.dstage_bytes). */
+void *shm_seg_dstage(shm_tl_t *t, int local);
+/* Reserve my own direct staging area in /dev/shm; 0 if it cannot be. */
+int shm_seg_reserve_dstage(shm_tl_t *t, int fd);
 /* Reserve tmpfs pages of my incoming staging row (so a full /dev/shm fails now, not SIGBUS later). */
 plx_status_t shm_seg_reserve_stage_in(shm_tl_t *t, int fd);
 

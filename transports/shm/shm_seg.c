@@ -128,7 +128,18 @@ void shm_layout_compute(shm_layout_t *lay, int nlocal, int lean)
     lay->coll_win = SHM_ALIGN_UP(512 + 2 * SHM_ALIGN_UP(cb, SHM_CACHELINE), SHM_PAGE);
     lay->stage_off = lay->coll_off + n * coll_rank_bytes(lay);
     lay->stage_stride = SHM_STAGE_HDR + 2 * lay->stage_bytes;
-    lay->total = lay->stage_off + pairs * lay->stage_stride;
+    /* Direct staging: one area per local rank into which a single-copy
+     * collective copies the part of its input its peers read, so they
+     * memcpy it instead of pinning its pages with process_vm_readv
+     * (lib/coll/node_direct.c, "Staged input").  Shrunk as the node fills
+     * so all areas stay within 64 MiB; reserved by each rank for itself. */
+    uint64_t def_ds = 2u << 20;
+    while (def_ds > (64u << 10) && n * def_ds > (64ull << 20)) def_ds >>= 1;
+    uint64_t ds;
+    shm_env_bytes("PLX_SHM_DIRECT_STAGE", def_ds, 0, 256u << 20, &ds);
+    lay->dstage_bytes = SHM_ALIGN_UP(ds, SHM_PAGE);
+    lay->dstage_off = lay->stage_off + pairs * lay->stage_stride;
+    lay->total = lay->dstage_off + n * lay->dstage_bytes;
 }
 
 static void fill_random_hex(char out[17])
@@ -209,6 +220,8 @@ plx_status_t shm_seg_create(const char *job_id, const shm_layout_t *lay, char na
     h->stage_stride = lay->stage_stride;
     h->coll_off = lay->coll_off;
     h->coll_win = lay->coll_win;
+    h->dstage_off = lay->dstage_off;
+    h->dstage_bytes = lay->dstage_bytes;
     h->total = lay->total;
     h->magic = SHM_SEG_MAGIC;   /* followers read the header only after the allgather */
     *fdp = fd;
@@ -261,6 +274,8 @@ plx_status_t shm_seg_attach(const char *name, int *fdp, void **basep, size_t *le
     lay->stage_stride = h->stage_stride;
     lay->coll_off = h->coll_off;
     lay->coll_win = h->coll_win;
+    lay->dstage_off = h->dstage_off;
+    lay->dstage_bytes = h->dstage_bytes;
     lay->total = h->total;
     *fdp = fd;
     *basep = base;
@@ -308,6 +323,22 @@ void *shm_seg_coll_window(shm_tl_t *t, int local, int channel)
                       : SHM_COLL_DATA_CHANNELS * t->lay.coll_win +
                             (uint64_t)(channel - SHM_COLL_DATA_CHANNELS) * SHM_COLL_CTL_WIN;
     return (unsigned char *)t->seg + t->lay.coll_off + (uint64_t)local * coll_rank_bytes(&t->lay) + in;
+}
+
+void *shm_seg_dstage(shm_tl_t *t, int local)
+{
+    return (unsigned char *)t->seg + t->lay.dstage_off + (uint64_t)local * t->lay.dstage_bytes;
+}
+
+int shm_seg_reserve_dstage(shm_tl_t *t, int fd)
+{
+    if (t->lay.dstage_bytes == 0) return 0;
+    uint64_t off = t->lay.dstage_off + (uint64_t)t->me * t->lay.dstage_bytes;
+    int rc = posix_fallocate(fd, (off_t)off, (off_t)t->lay.dstage_bytes);
+    if (rc == 0 || rc == EOPNOTSUPP || rc == ENOSYS || rc == EINVAL) return 1;
+    plx_warn("shm: cannot reserve %" PRIu64 " bytes of direct staging in /dev/shm (%s); the "
+             "direct collectives read this rank's input with CMA", t->lay.dstage_bytes, strerror(rc));
+    return 0;
 }
 
 plx_status_t shm_seg_reserve_stage_in(shm_tl_t *t, int fd)
