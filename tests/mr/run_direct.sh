@@ -106,14 +106,18 @@ PLX_DIRECT_PIECE=4K run_checks coll_check 2 "$MR/coll_check" --counts 786433 --c
 # buffers put on huge pages on their first call (PLX_DIRECT_THP=1, lib/coll/direct_thp.c)
 PLX_DIRECT_THP=1 run_checks coll_check 2 "$MR/coll_check" --counts 262147,2097169 --coll allreduce,reduce,reduce_scatter,bcast,allgather,alltoall
 PLX_DIRECT_THP=1 run_checks coll_check 3 "$MR/coll_check" --counts 699053 --coll allreduce,reduce_scatter,bcast,allgather,alltoall
+# refused VAR VALUE PATTERN: plx_init fails with VAR=VALUE, its message matching PATTERN
+refused() {
+    if env "$1=$2" "$RUN" -n 1 --timeout 60 "$MR/coll_check" --quick >"$tmp/bad.log" 2>&1 ||
+       ! grep -q "$3" "$tmp/bad.log"; then
+        cat "$tmp/bad.log"
+        fail "$1=$2 did not fail plx_init with a message naming it"
+    else
+        echo "  ok: $1=$2 rejected by plx_init"
+    fi
+}
 # a bad piece size fails plx_init naming the variable
-if PLX_DIRECT_PIECE=1K "$RUN" -n 1 --timeout 60 "$MR/coll_check" --quick >"$tmp/bad.log" 2>&1 ||
-   ! grep -q "PLX_DIRECT_PIECE='1K' is not a byte count in \[4K, 64M\]" "$tmp/bad.log"; then
-    cat "$tmp/bad.log"
-    fail "PLX_DIRECT_PIECE=1K did not fail plx_init with a message naming it"
-else
-    echo "  ok: PLX_DIRECT_PIECE=1K rejected by plx_init"
-fi
+refused PLX_DIRECT_PIECE 1K "PLX_DIRECT_PIECE='1K' is not a byte count in \[4K, 64M\]"
 run_checks coll_check 3 "$MR/coll_check" --nb --quick --coll allreduce,reduce_scatter,reduce,bcast,allgather,alltoall,gather,scatter
 run_checks nb_check 3 "$MR/nb_check"
 for n in 2 3; do
@@ -146,13 +150,7 @@ PLX_SHM_DIRECT_STAGE=64M PLX_DIRECT_PIECE=4K run_checks coll_check 3 "$MR/coll_c
 PLX_SHM_DIRECT_STAGE=0 run_checks coll_check 2 "$MR/coll_check" --counts 0,1,7,1000,100003 --coll allgather,alltoall
 run_checks coll_check 3 "$MR/coll_check" --nb --quick --coll allgather,alltoall,allreduce
 # a bad area size fails plx_init naming the variable
-if PLX_SHM_DIRECT_STAGE=1G "$RUN" -n 1 --timeout 60 "$MR/coll_check" --quick >"$tmp/bad.log" 2>&1 ||
-   ! grep -q "PLX_SHM_DIRECT_STAGE" "$tmp/bad.log"; then
-    cat "$tmp/bad.log"
-    fail "PLX_SHM_DIRECT_STAGE=1G did not fail plx_init with a message naming it"
-else
-    echo "  ok: PLX_SHM_DIRECT_STAGE=1G rejected by plx_init"
-fi
+refused PLX_SHM_DIRECT_STAGE 1G "PLX_SHM_DIRECT_STAGE"
 
 # ---- 3: single-copy reads refused ---------------------------------------------
 for n in 2 3; do
