@@ -28,8 +28,11 @@ once, so the both-at-once rates apply):
 Which inputs: the library puts buffers of 1 MiB or more on huge pages
 (PLX_DIRECT_THP), but only the 2 MiB pages it can collapse: a malloc'd
 buffer under 4 MiB (plx_perf's at 1 MiB) holds no whole one.  So the bound
-uses the 4 KiB-page figures below 4 MiB and the huge-page ones from 4 MiB
-(there an upper bound: the ends of a malloc'd buffer stay on 4 KiB pages).
+uses the 4 KiB-page figures where the buffer the peer reads is under 4 MiB
+and the huge-page ones from there (an upper bound: the ends of a malloc'd
+buffer stay on 4 KiB pages).  That buffer is the input, N bytes, except in
+allgather, whose input is the rank's block of N/2: so allgather takes the
+huge-page figures only from N = 8 MiB.
 Both fractions are printed.  For allgather and alltoall the last column
 is Plexus against limits' mean exchange pass instead of its best one:
 plx_perf reports the mean of back-to-back calls, which pays every
@@ -41,6 +44,12 @@ import csv
 import sys
 
 THP_FROM = 4 << 20
+
+
+def read_bytes(c, N):
+    """The size of the buffer whose pages a peer pins: the input of N bytes,
+    but an allgather's input is its block of N/2."""
+    return N // 2 if c == 'allgather' else N
 
 
 def bound(c, g):
@@ -98,7 +107,7 @@ def main(argv):
                 bh = bound(c, rate('_thp'))
             except KeyError:
                 bh = None
-            use = bh if N >= THP_FROM and bh else b4
+            use = bh if read_bytes(c, N) >= THP_FROM and bh else b4
             p = d[('plexus', c, N)]
             m = max(d.get(('openmpi', c, N), 0), d.get(('mpich', c, N), 0))
             hs = f"{bh:.2f}" if bh else "-"
