@@ -69,7 +69,13 @@
  * shm_slots' 0.54 at 512 B blocks, shm_slots faster from 1 KiB blocks
  * (0.55 us against binomial's bimodal 0.65-3.0; perf/tune_sweep, 6
  * alternating rounds, RESULTS issue 11 "sizes <= 64 KiB against before",
- * s9s), so shm_slots from 1 KiB blocks.  Bcast at 2 ranks through
+ * s9s), so shm_slots from 1 KiB blocks.  Measured again at main bb8c722
+ * (perf/RESULTS.md, issue 11, "<= 64 KiB: the flagged cells again",
+ * 12 alternating launches): binomial 0.31-0.35 / 0.46-0.50 / 0.60-0.74 /
+ * 0.59-0.64 us at 512 B-4 KiB blocks (one launch in four slow at 1-2 KiB,
+ * up to 3.1), shm_slots 0.53-0.57 / 0.66-0.75 / 0.66-0.90 / 0.81-0.88;
+ * binomial's 8 KiB blocks take 20 us: so shm_slots above 4 KiB blocks,
+ * as before issue 11 did below.  Bcast at 2 ranks through
  * 32 KiB like reduce (the slot holds 34496 bytes): shm_slots 1.09 us at
  * 32 KiB against binomial's 144 (6 alternating rounds, same section).
  * Scatter at 4 ranks from 64 KiB per block once direct's scatter and
@@ -106,7 +112,7 @@ static const char DEFAULT_TUNE[] =
     "allgather:0-32K@shm_slots,32K-64K/4-4@direct,64K-inf@direct,0-inf@hier,0-32K@bruck,32K-inf@ring;"
     "reduce_scatter:0-16K/2-2@shm_slots,32K-inf/2-2@direct,64K-inf/3-inf@direct,0-16K@recursive_halving,16K-inf@ring,0-inf@ordered;"
     "alltoall:0-16K/2-2@shm_slots,64K-inf/2-2@direct,32K-inf/4-4@direct,64K-inf/5-5@direct,85K-inf/3-3@direct,0-4K@linear,4K-inf@pairwise;"
-    "gather:1K-64K/2-2@shm_slots,8K-129K/3-5@shm_slots,129K-257K/3-3@shm_slots,129K-257K/5-5@shm_slots,"
+    "gather:4097-64K/2-2@shm_slots,8K-129K/3-5@shm_slots,129K-257K/3-3@shm_slots,129K-257K/5-5@shm_slots,"
     "256K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
     "scatter:1K-32K/2-2@shm_slots,256K-inf/2-2@direct,64K-inf/4-4@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
     /* issue 14; the last range of reduce/allreduce/reduce_scatter is the
