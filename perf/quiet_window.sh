@@ -3,10 +3,14 @@
 # one run on a quiet machine (run it under the machine lock, nothing else running), each step's
 # start and `uptime` in perf/results/NAME/window.log:
 #   limits --sizes (the model's inputs), compare at 2 ranks 1-64 MiB and 4 ranks 256 KiB-4 MiB
-#   (3 interleaved rounds), small_ratio at 2 and 4 ranks against before (12 rotated rounds, one
-#   program), 4 launches each of the progress-thread overlap and graph_bench -m overlap, model.py.
+#   (3 interleaved rounds), small_ratio at 2 and 4 ranks against before (24 rotated rounds, one
+#   program; small_ratio_sum.py's verdict per cell: the paired median after/before over rounds,
+#   90 % bootstrap interval against 1.10), 4 launches each of the progress-thread overlap and
+#   graph_bench -m overlap, model.py.
 # Environment: I = the built tree measured (its _inst installed), BEFORE_BUILD = the built tree
-# of main before issue 11.
+# of main before issue 11; SMALL_ROUNDS (24) the small_ratio rounds; SMALL_AA=1 adds an A/A arm
+# (before run twice; ROUNDS then a multiple of 4, a third more time): A/A runs with this rule
+# called no cell "worse" (perf/RESULTS.md, issue 11, session s11s), so the window leaves it out.
 I=${I:?build dir of the library measured}
 export PLX_PREFIX=$I/_inst
 NAME=${1:?usage: perf/quiet_window.sh NAME (results go to perf/results/NAME/)}
@@ -19,10 +23,12 @@ step big2
 timeout 600 perf/compare -n 2 -c allreduce,bcast,allgather,alltoall,reduce,reduce_scatter -b 1M -e 64M -f 4 --rounds 3 --csv $F/big-n2.csv > $F/big-n2.txt 2>&1
 step big4
 timeout 600 perf/compare -n 4 -c allreduce,bcast,allgather,alltoall,reduce,reduce_scatter,gather,scatter -b 256K -e 4M -f 4 --rounds 3 --no-limits --csv $F/big-n4.csv > $F/big-n4.txt 2>&1
+R=${SMALL_ROUNDS:-24}
+aa=(); [ "${SMALL_AA:-0}" = 1 ] && aa=(aa=$BEFORE_BUILD)
 step small2
-PERF_PROG=$I timeout 700 perf/small_ratio.sh $F/small-n2.txt 2 12 allreduce,bcast,reduce,gather before=$BEFORE_BUILD after=$I
+PERF_PROG=$I timeout 700 perf/small_ratio.sh $F/small-n2.txt 2 $R allreduce,bcast,reduce,gather before=$BEFORE_BUILD "${aa[@]}" after=$I
 step small4
-PERF_PROG=$I timeout 700 perf/small_ratio.sh $F/small-n4.txt 4 12 allreduce,bcast,reduce before=$BEFORE_BUILD after=$I
+PERF_PROG=$I timeout 700 perf/small_ratio.sh $F/small-n4.txt 4 $R allreduce,bcast,reduce before=$BEFORE_BUILD "${aa[@]}" after=$I
 step ovl
 for k in 1 2 3 4; do for n in 2 4; do
   echo "# launch $k n $n $(uptime)" >> $F/overlap-n$n.txt
@@ -35,4 +41,7 @@ for k in 1 2 3 4; do for n in 2 4; do
 done; done
 step done
 python3 perf/model.py $F/limits-sizes.csv $F/big-n2.csv > $F/model-n2.md 2>&1
-for n in 2 4; do python3 perf/small_ratio_sum.py $F/small-n$n.txt > $F/small-n$n-table.md 2>&1; done
+for n in 2 4; do
+  python3 perf/small_ratio_sum.py --base before --aa aa $F/small-n$n.txt > $F/small-n$n-table.md 2>&1
+  echo "small-n$n:" >> $F/window.log; grep '^- ' $F/small-n$n-table.md >> $F/window.log
+done
