@@ -20,9 +20,10 @@
 # (the same build as two arms; perf/RESULTS.md, issue 11, session s11s):
 # against the first quartile of each arm's ratio to Open MPI (--stat q1,
 # the other candidate) the paired median had the narrower intervals
-# (1.17-1.31 wide against 1.25-1.58 at 16 rounds), an interval missing the
-# true 1.00 at about the nominal rate (5-7 % at 0.90), and no A/A cell
-# "worse".  The median, not the minimum or a quartile of each arm: a launch
+# (median width 1.09-1.45 against 1.14-1.68 over 12-24 rounds), an interval
+# missing the true 1.00 near the nominal rate (0-14 % at 0.90; q1: 0-12 %,
+# mostly 0-5 %: too wide), and no cell "worse" in 251 cells of rotated A/A
+# runs (where the old rule below flagged 0-7).  The median, not the minimum or a quartile of each arm: a launch
 # lands in a fast or slow placement mode by chance, and pairing within the
 # round takes out the load the arms of one round share; the median of the
 # pairs is robust to the mixed (fast/slow) rounds while fewer than half are.
@@ -36,7 +37,7 @@
 # Prints a markdown table: coll bytes, per build "min / q1 time (us)",
 # Open MPI's, per build q1 / Open MPI's q1, per build other than BASE
 # "x/BASE by min, by q1" (a "!" marks a quotient above 1.10 in both: the old
-# rule, kept for comparison; A/A runs flagged 1-9 cells by it), per build other
+# rule, kept for comparison; A/A runs flagged 0-8 cells by it), per build other
 # than BASE "Q [lo, hi] verdict", and the number of rounds; then the counts
 # of each verdict per build.
 import sys, collections, random, math
