@@ -208,6 +208,10 @@ STAGE=64M run_kill 5 auto allgather 4 0 100003
 run_kill 4 auto bcast 0 0 50000
 run_kill 4 auto bcast 3 0 50000
 run_kill 4 auto bcast 1 0 50000
+# alltoall through shm_slots at 3 and 5 ranks (16 / 8 KiB blocks, the
+# default rows below direct)
+run_kill 3 auto alltoall 1 0 4096
+run_kill 5 auto alltoall 2 0 2048
 
 # the node-local phases of a hierarchical allreduce (4 ranks as 2
 # simulated nodes, defaults: hier, whose node phases run direct from 64 KiB
