@@ -110,7 +110,12 @@
  * interleaved launches (perf/RESULTS.md "alltoall at 3-5 ranks below
  * direct", lead of session 11).  At 3 ranks shm_slots also beats linear
  * (0.82-0.94x); at 4 and 5 ranks blocks under 4 KiB stay on linear
- * (shm_slots 0.93-1.10x there, no clear gain). */
+ * (shm_slots 0.93-1.10x there, no clear gain).  Reduce_scatter below
+ * direct at 3-5 ranks: shm_slots too (0.32-0.96x recursive halving's / ring's
+ * time by q1, 6 interleaved launches; 5 ranks 52 KiB blocks 0.32x).
+ * Scatter of 4-32 KiB blocks at 4-5 ranks: linear, not binomial (0.19-0.64x;
+ * binomial forwards each subtree's blocks through ranks that wait their
+ * turn for a core; 1-3 KiB blocks were mixed, so they keep binomial). */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
     "bcast:0-33K/2-2@shm_slots,64K-513K/3-5@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
@@ -118,11 +123,11 @@ static const char DEFAULT_TUNE[] =
     "allreduce:0-32K@shm_slots,64K-128K/1-1@direct,64K-128K/3-3@direct,64K-128K/5-inf@direct,128K-inf@direct,"
     "0-inf@hier,65537-128K/2-2@recursive_doubling,0-16K@recursive_doubling,16K-inf@ring,0-inf@recursive_doubling;"
     "allgather:0-32K@shm_slots,32K-64K/4-4@direct,64K-inf@direct,0-inf@hier,0-32K@bruck,32K-inf@ring;"
-    "reduce_scatter:0-16K/2-2@shm_slots,32K-inf/2-2@direct,64K-inf/3-inf@direct,0-16K@recursive_halving,16K-inf@ring,0-inf@ordered;"
+    "reduce_scatter:0-16K/2-2@shm_slots,0-64K/3-5@shm_slots,32K-inf/2-2@direct,64K-inf/3-inf@direct,0-16K@recursive_halving,16K-inf@ring,0-inf@ordered;"
     "alltoall:0-16K/2-2@shm_slots,0-85K/3-3@shm_slots,4K-32K/4-4@shm_slots,4K-64K/5-5@shm_slots,64K-inf/2-2@direct,32K-inf/4-4@direct,64K-inf/5-5@direct,85K-inf/3-3@direct,0-4K@linear,4K-inf@pairwise;"
     "gather:4097-64K/2-2@shm_slots,8K-129K/3-5@shm_slots,129K-257K/3-3@shm_slots,129K-257K/5-5@shm_slots,"
     "256K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
-    "scatter:1K-32K/2-2@shm_slots,256K-inf/2-2@direct,64K-inf/4-4@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
+    "scatter:1K-32K/2-2@shm_slots,256K-inf/2-2@direct,64K-inf/4-4@direct,85K-inf/3-3@direct,4K-32K/4-5@linear,0-32K@binomial,32K-inf@linear;"
     /* issue 14; the last range of reduce/allreduce/reduce_scatter is the
      * rank-ordered fallback a non-commutative user op falls through to.
      * The node-local v-forms (node_slots_v.c, node_direct_v.c): alltoallv,

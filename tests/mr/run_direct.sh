@@ -212,6 +212,8 @@ run_kill 4 auto bcast 1 0 50000
 # default rows below direct)
 run_kill 3 auto alltoall 1 0 4096
 run_kill 5 auto alltoall 2 0 2048
+# reduce_scatter through shm_slots at 5 ranks (16 KiB blocks)
+run_kill 5 auto reduce_scatter 3 0 4096
 
 # the node-local phases of a hierarchical allreduce (4 ranks as 2
 # simulated nodes, defaults: hier, whose node phases run direct from 64 KiB
