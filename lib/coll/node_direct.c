@@ -137,7 +137,8 @@
  * the header (or to "none left" when it reads alone), so a claim from
  * another collective or from a rank that reads alone finds nothing.
  *
- * Staged input (allgather and alltoall, each member decides for itself).
+ * Staged input (allgather, alltoall and 2-rank reduce_scatter, each
+ * member decides for itself).
  * A process_vm_readv pins the owner's pages before it copies, ~40 % of
  * the read at 1-4 MiB on 4 KiB pages (perf/RESULTS.md, issue 11, session
  * s9x), so two memcpys through shared memory beat it there.  A member whose
@@ -158,7 +159,16 @@
  * and goes on one piece per work step, before its own reads, so the
  * members copy at once; a work step never waits for a counter (it returns,
  * and the next step stages or reads), so ranks never wait on each other in
- * a cycle.  The counter is reset before the header of s goes out, and the
+ * a cycle.  2-rank reduce_scatter from PLX_DIRECT_STAGE_RS (512 KiB
+ * blocks) stages block p of its input, which the peer p reduces straight
+ * from the area (its op over its own block and the staged piece, into its
+ * destination).  Measured faster there only: 1-4 MiB reduce_scatter
+ * 0.75-0.93x the time, 256-512 KiB 1.14-1.28x (so the threshold); reduce
+ * and allreduce staged the peer's slice the same way and were 1.04-1.42x
+ * slower at 1-4 MiB (allreduce 2 MiB 0.91x, 1 MiB 1.0x): the owner's copy
+ * is a pass the CMA path does not make, and on huge pages (PLX_DIRECT_THP)
+ * a CMA read pins little (perf/RESULTS.md, issue 11, session s11r).
+ * The counter is reset before the header of s goes out, and the
  * area is taken again only after the drain (nobody reads it any more);
  * after a failure it is never taken again.
  *
@@ -862,6 +872,7 @@ static int claimed(const direct_op_t *op)
            op->bytes >= DIRECT_CLAIM_FROM && op->a.count < ((uint64_t)1 << 32);
 }
 
+
 /* Claims shrink with what is left (half of it, at most a piece), so the
  * two ranks end close together, but stay whole pages (CMA pins pages). */
 #define DIRECT_CLAIM_MIN (64u << 10)
@@ -944,7 +955,18 @@ static size_t stage_len(const direct_op_t *op)
 {
     if (op->a.coll == PLX_COLL_ALLGATHER) return op->bytes;
     if (op->a.coll == PLX_COLL_ALLTOALL) return op->bytes * (size_t)(op->nd->n - 1);
+    /* 2-rank reduce_scatter from PLX_DIRECT_STAGE_RS: block p of my input,
+     * which the peer p reduces (see "Staged input") */
+    if (op->a.coll == PLX_COLL_REDUCE_SCATTER && op->nd->n == 2 &&
+        op->bytes >= op->comm->ctx->cfg.direct_stage_rs)
+        return op->bytes;
     return 0;
+}
+
+/* Where the part of my input that stage_len counts starts in it. */
+static size_t stage_src(const direct_op_t *op)
+{
+    return op->a.coll == PLX_COLL_REDUCE_SCATTER ? (size_t)(1 - op->nd->me) * op->bytes : 0;
 }
 
 /* Where this rank's part of member m's input starts in m's staging area. */
@@ -999,6 +1021,10 @@ static void stage_piece(direct_op_t *op)
     int n = nd->n, me = nd->me;
     if (l > DIRECT_STAGE_PIECE) l = DIRECT_STAGE_PIECE;
     size_t from = op->a.coll == PLX_COLL_ALLTOALL ? (size_t)((me - 1 - (int)blk + n) % n) * N + bo : bo;
+    if (is_reduction(op->a.coll)) {   /* one part, stage_len long */
+        l = op->st_len - x < DIRECT_STAGE_PIECE ? op->st_len - x : DIRECT_STAGE_PIECE;
+        from = stage_src(op) + x;
+    }
     const char *src = (const char *)op->in + from;
     memcpy(nd->stg[me] + x, src, l);
     if (op->a.coll == PLX_COLL_ALLGATHER && !coll_in_place(op->a.sbuf))
@@ -1296,6 +1322,17 @@ static plx_status_t push(direct_op_t *op, int m, uint64_t addr, const void *src,
     return st;
 }
 
+/* Member m's operand at byte at of a 2-rank reduction, in its staging
+ * area (it staged the range sg reduces, from sg's start: see stage_src),
+ * or NULL: read it from m's buffer.  The work checked that it is there.
+ * (Only reduce_scatter stages: see "Staged input".) */
+static const char *staged_operand(const direct_op_t *op, const direct_seg_t *sg, int m, size_t at)
+{
+    const struct node_direct *nd = op->nd;
+    if (nd->n != 2 || m == nd->me || !nd->staged[m]) return NULL;
+    return (const char *)nd->stg[m] + (at - sg->roff);
+}
+
 /* Reduce bytes [o, o+l) of segment sg over every member, in member order. */
 static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t o, size_t l)
 {
@@ -1322,12 +1359,14 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
     int into_dst = me == 0 && n > 1 && acc != own && l >= DIRECT_INTO_DST_MIN;
     if (me != 0) {
         char *f = me == 1 && alias ? (char *)nd->tmp : acc;
-        PLX_CHECK(pull(op, 0, f, nd->addr[0][ADDR_IN] + at, l));
-        first = f;
+        if ((first = staged_operand(op, sg, 0, at)) == NULL) {
+            PLX_CHECK(pull(op, 0, f, nd->addr[0][ADDR_IN] + at, l));
+            first = f;
+        }
     }
     for (int m = 1; m < n; m++) {
         const void *x = own;
-        if (m != me) {
+        if (m != me && (x = staged_operand(op, sg, m, at)) == NULL) {
             char *into = m == 1 && into_dst ? acc : (char *)nd->tmp;
             PLX_CHECK(pull(op, m, into, nd->addr[m][ADDR_IN] + at, l));
             x = into;
@@ -1493,6 +1532,17 @@ static int work(direct_op_t *op)
         op->stage_wait = -1;
         op->off = o + l;
         return 1;
+    }
+    if (sg.kind == SEG_REDUCE && nd->n == 2 && nd->staged[1 - nd->me]) {
+        /* the peer's operand from its staging area: what its counter
+         * covers, whole elements (the last piece ends the slice) */
+        size_t av = staged_at(op, 1 - nd->me, o);
+        if (l > av) l = av - av % op->es;
+        if (l == 0) {
+            op->stage_wait = 1 - nd->me;
+            return staged;
+        }
+        op->stage_wait = -1;
     }
     plx_status_t st;
     if (sg.kind == SEG_REDUCE)

@@ -78,7 +78,7 @@ const plx_env_var_t plx_env_vars[] = {
       PLX_ENV_SIZE, 0, 16 << 20 },
     { "PLX_SHM_STAGE_BYTES", "512K", "shm: one staging chunk (two per ordered pair) for large messages when CMA is refused (4K-256M)",
       PLX_ENV_SIZE, 4 << 10, 256 << 20 },
-    { "PLX_SHM_DIRECT_STAGE", "2M (halved while all local ranks would need more than 64M)", "shm: each local rank's direct staging area: a direct allgather whose block fits (alltoall: whose peers' blocks fit half of it) is copied there in 256K pieces and the peers memcpy it instead of reading it with CMA (which pins its pages); larger ones, and with a progress thread those above 256K, are read with CMA; 0 = never (0-256M)",
+    { "PLX_SHM_DIRECT_STAGE", "2M (halved while all local ranks would need more than 64M)", "shm: each local rank's direct staging area: a direct allgather whose block fits (alltoall: whose peers' blocks fit half of it; 2-rank reduce_scatter: the peer's block, see PLX_DIRECT_STAGE_RS) is copied there in 256K pieces and the peers memcpy it instead of reading it with CMA (which pins its pages); larger ones, and with a progress thread those above 256K, are read with CMA; 0 = never (0-256M)",
       PLX_ENV_SIZE, 0, 256 << 20 },
     { "PLX_CUDA", "auto", "auto|0|1 - device (GPU) buffers: auto uses a CUDA device when one is usable; 0 never (no CUDA call at all); 1 makes plx_init fail without one",
       PLX_ENV_CHOICE, 0, 0, "auto|0|1" },
@@ -88,6 +88,8 @@ const plx_env_var_t plx_env_vars[] = {
       PLX_ENV_SIZE, 4 << 10, 64 << 20, NULL, PLX_CFG(direct_piece) },
     { "PLX_DIRECT_THP", "4", "direct allreduce, reduce, reduce_scatter, bcast, allgather, alltoall: a buffer of 512K or more, on its Nth such call, goes on transparent huge pages (madvise MADV_COLLAPSE of the 2 MiB pages it touches; one reaching past its ends only if already all in memory; once per buffer): the peers' CMA copies then pin 2 MiB pages, not 4 KiB ones; 0 = never",
       PLX_ENV_INT, 0, 1 << 20, NULL, PLX_CFG(direct_thp) },
+    { "PLX_DIRECT_STAGE_RS", "512K", "direct reduce_scatter at 2 ranks: a block of this many bytes or more that fits PLX_SHM_DIRECT_STAGE is staged (each rank copies the peer's block of its input there in 256K pieces, the peer reduces from it instead of reading it with CMA); smaller blocks are read with CMA (0-256M; 0 = every size)",
+      PLX_ENV_SIZE, 0, 256 << 20, NULL, PLX_CFG(direct_stage_rs) },
     { "PLX_MPI", "1", "libplexus-mpi (the MPI drop-in layer): 0 passes every MPI call to the MPI unchanged and does not start Plexus; 1 routes collectives to Plexus",
       PLX_ENV_CHOICE, 0, 0, "0|1" },
     { "PLX_MPI_COLLS", "(the table)", "libplexus-mpi: comma list of collectives sent to Plexus at every size (barrier,bcast,reduce,allreduce,allgather,reduce_scatter,alltoall,gather,scatter), or all, or none; unset: the measured table of lib/mpi/policy.c (checked by the layer at MPI_Init)",
@@ -264,6 +266,7 @@ plx_status_t plx_config_load(plx_config_t *cfg, char *err, size_t errlen)
     memset(cfg, 0, sizeof *cfg);
     cfg->timeout_s = 300;
     cfg->direct_thp = 4;   /* PLX_DIRECT_THP's default (lib/coll/direct_thp.c) */
+    cfg->direct_stage_rs = 512 << 10;   /* PLX_DIRECT_STAGE_RS's (lib/coll/node_direct.c) */
     cfg->log_level = plx_log_level;
 
     for (const plx_env_var_t *v = plx_env_vars; v->name; v++) {
