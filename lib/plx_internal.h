@@ -54,7 +54,6 @@ typedef struct plx_config {
     char transports[64];       /* PLX_TRANSPORTS ("" = all built) */
     size_t direct_piece;       /* PLX_DIRECT_PIECE (0 = the built-in default) */
     int direct_thp;            /* PLX_DIRECT_THP */
-    size_t direct_stage_rs;    /* PLX_DIRECT_STAGE_RS */
 } plx_config_t;
 
 struct plx_select;             /* lib/coll/select.h */

@@ -202,6 +202,7 @@
  */
 #include "node_direct.h"
 #include "direct_thp.h"
+#include "core/config.h"
 #include "core/reduce.h"
 
 #include <stdio.h>
@@ -337,7 +338,8 @@ struct node_direct {
     plx_thp_cache_t thp;             /* buffers seen, for their huge pages (direct_thp.c) */
     uint64_t cs64;                   /* the last phase's schedule number, widened to 64 bits */
     uint32_t cs_last;
-    int cs_k, cs_init;               /* phases of that schedule so far - 1; any yet */
+    int cs_k, cs_init;               /* phases of that schedule so far - 1; any yet */    size_t stage_rs;                 /* 2-rank reduce_scatter stages from this block size
+                                        (PLX_DIRECT_STAGE_RS, see "Staged input") */
 };
 
 /* A number this rank ended early: closed once every member is past it. */
@@ -496,6 +498,8 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
      *   block, larger reduction pieces": allreduce 1-4 MiB 0.74-0.87x the
      *   time of 128 KiB pieces; 16-64 MiB within the noise). */
     nd->piece_solo = nd->piece;
+    nd->stage_rs = 512u << 10;   /* PLX_DIRECT_STAGE_RS (checked by plx_init) */
+    plx_env_size("PLX_DIRECT_STAGE_RS", &nd->stage_rs);
     if (!nd->piece_set && ncpu > 0) {
         if (local > ncpu) nd->piece_solo = DIRECT_PIECE_OVERSUB;
         else if (n == 2) nd->piece_solo = DIRECT_PIECE_SOLO;
@@ -958,7 +962,7 @@ static size_t stage_len(const direct_op_t *op)
     /* 2-rank reduce_scatter from PLX_DIRECT_STAGE_RS: block p of my input,
      * which the peer p reduces (see "Staged input") */
     if (op->a.coll == PLX_COLL_REDUCE_SCATTER && op->nd->n == 2 &&
-        op->bytes >= op->comm->ctx->cfg.direct_stage_rs)
+        op->bytes >= op->nd->stage_rs)
         return op->bytes;
     return 0;
 }

@@ -89,7 +89,7 @@ const plx_env_var_t plx_env_vars[] = {
     { "PLX_DIRECT_THP", "4", "direct allreduce, reduce, reduce_scatter, bcast, allgather, alltoall: a buffer of 512K or more, on its Nth such call, goes on transparent huge pages (madvise MADV_COLLAPSE of the 2 MiB pages it touches; one reaching past its ends only if already all in memory; once per buffer): the peers' CMA copies then pin 2 MiB pages, not 4 KiB ones; 0 = never",
       PLX_ENV_INT, 0, 1 << 20, NULL, PLX_CFG(direct_thp) },
     { "PLX_DIRECT_STAGE_RS", "512K", "direct reduce_scatter at 2 ranks: a block of this many bytes or more that fits PLX_SHM_DIRECT_STAGE is staged (each rank copies the peer's block of its input there in 256K pieces, the peer reduces from it instead of reading it with CMA); smaller blocks are read with CMA (0-256M; 0 = every size)",
-      PLX_ENV_SIZE, 0, 256 << 20, NULL, PLX_CFG(direct_stage_rs) },
+      PLX_ENV_SIZE, 0, 256 << 20 },
     { "PLX_MPI", "1", "libplexus-mpi (the MPI drop-in layer): 0 passes every MPI call to the MPI unchanged and does not start Plexus; 1 routes collectives to Plexus",
       PLX_ENV_CHOICE, 0, 0, "0|1" },
     { "PLX_MPI_COLLS", "(the table)", "libplexus-mpi: comma list of collectives sent to Plexus at every size (barrier,bcast,reduce,allreduce,allgather,reduce_scatter,alltoall,gather,scatter), or all, or none; unset: the measured table of lib/mpi/policy.c (checked by the layer at MPI_Init)",
@@ -266,7 +266,6 @@ plx_status_t plx_config_load(plx_config_t *cfg, char *err, size_t errlen)
     memset(cfg, 0, sizeof *cfg);
     cfg->timeout_s = 300;
     cfg->direct_thp = 4;   /* PLX_DIRECT_THP's default (lib/coll/direct_thp.c) */
-    cfg->direct_stage_rs = 512 << 10;   /* PLX_DIRECT_STAGE_RS's (lib/coll/node_direct.c) */
     cfg->log_level = plx_log_level;
 
     for (const plx_env_var_t *v = plx_env_vars; v->name; v++) {
