@@ -164,8 +164,8 @@
  * from the area (its op over its own block and the staged piece, into its
  * destination).  Measured faster there only: 1-4 MiB reduce_scatter
  * 0.75-0.93x the time, 256-512 KiB 1.14-1.28x (so the threshold); reduce
- * and allreduce staged the peer's slice the same way and were 1.04-1.42x
- * slower at 1-4 MiB (allreduce 2 MiB 0.91x, 1 MiB 1.0x): the owner's copy
+ * and allreduce staged the peer's slice the same way and were 1.06-1.44x
+ * slower at 1-4 MiB (allreduce 4 MiB 1.27x, 1 MiB 1.0x): the owner's copy
  * is a pass the CMA path does not make, and on huge pages (PLX_DIRECT_THP)
  * a CMA read pins little (perf/RESULTS.md, issue 11, session s11r).
  * The counter is reset before the header of s goes out, and the
@@ -338,7 +338,8 @@ struct node_direct {
     plx_thp_cache_t thp;             /* buffers seen, for their huge pages (direct_thp.c) */
     uint64_t cs64;                   /* the last phase's schedule number, widened to 64 bits */
     uint32_t cs_last;
-    int cs_k, cs_init;               /* phases of that schedule so far - 1; any yet */    size_t stage_rs;                 /* 2-rank reduce_scatter stages from this block size
+    int cs_k, cs_init;               /* phases of that schedule so far - 1; any yet */
+    size_t stage_rs;                 /* 2-rank reduce_scatter stages from this block size
                                         (PLX_DIRECT_STAGE_RS, see "Staged input") */
 };
 
@@ -875,7 +876,6 @@ static int claimed(const direct_op_t *op)
     return op->nd->n == 2 && (c == PLX_COLL_ALLREDUCE || c == PLX_COLL_REDUCE) &&
            op->bytes >= DIRECT_CLAIM_FROM && op->a.count < ((uint64_t)1 << 32);
 }
-
 
 /* Claims shrink with what is left (half of it, at most a piece), so the
  * two ranks end close together, but stay whole pages (CMA pins pages). */
