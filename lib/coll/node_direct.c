@@ -137,7 +137,8 @@
  * the header (or to "none left" when it reads alone), so a claim from
  * another collective or from a rank that reads alone finds nothing.
  *
- * Staged input (allgather and alltoall, each member decides for itself).
+ * Staged input (allgather, alltoall and 2-rank reduce_scatter, each
+ * member decides for itself).
  * A process_vm_readv pins the owner's pages before it copies, ~40 % of
  * the read at 1-4 MiB on 4 KiB pages (perf/RESULTS.md, issue 11, session
  * s9x), so two memcpys through shared memory beat it there.  A member whose
@@ -158,7 +159,16 @@
  * and goes on one piece per work step, before its own reads, so the
  * members copy at once; a work step never waits for a counter (it returns,
  * and the next step stages or reads), so ranks never wait on each other in
- * a cycle.  The counter is reset before the header of s goes out, and the
+ * a cycle.  2-rank reduce_scatter from PLX_DIRECT_STAGE_RS (512 KiB
+ * blocks) stages block p of its input, which the peer p reduces straight
+ * from the area (its op over its own block and the staged piece, into its
+ * destination).  Measured faster there only: 1-4 MiB reduce_scatter
+ * 0.75-0.93x the time, 256-512 KiB 1.14-1.28x (so the threshold); reduce
+ * and allreduce staged the peer's slice the same way and were 1.06-1.44x
+ * slower at 1-4 MiB (allreduce 4 MiB 1.27x, 1 MiB 1.0x): the owner's copy
+ * is a pass the CMA path does not make, and on huge pages (PLX_DIRECT_THP)
+ * a CMA read pins little (perf/RESULTS.md, issue 11, session s11r).
+ * The counter is reset before the header of s goes out, and the
  * area is taken again only after the drain (nobody reads it any more);
  * after a failure it is never taken again.
  *
@@ -192,6 +202,7 @@
  */
 #include "node_direct.h"
 #include "direct_thp.h"
+#include "core/config.h"
 #include "core/reduce.h"
 
 #include <stdio.h>
@@ -328,6 +339,8 @@ struct node_direct {
     uint64_t cs64;                   /* the last phase's schedule number, widened to 64 bits */
     uint32_t cs_last;
     int cs_k, cs_init;               /* phases of that schedule so far - 1; any yet */
+    size_t stage_rs;                 /* 2-rank reduce_scatter stages from this block size
+                                        (PLX_DIRECT_STAGE_RS, see "Staged input") */
 };
 
 /* A number this rank ended early: closed once every member is past it. */
@@ -486,6 +499,8 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
      *   block, larger reduction pieces": allreduce 1-4 MiB 0.74-0.87x the
      *   time of 128 KiB pieces; 16-64 MiB within the noise). */
     nd->piece_solo = nd->piece;
+    nd->stage_rs = 512u << 10;   /* PLX_DIRECT_STAGE_RS (checked by plx_init) */
+    plx_env_size("PLX_DIRECT_STAGE_RS", &nd->stage_rs);
     if (!nd->piece_set && ncpu > 0) {
         if (local > ncpu) nd->piece_solo = DIRECT_PIECE_OVERSUB;
         else if (n == 2) nd->piece_solo = DIRECT_PIECE_SOLO;
@@ -944,7 +959,18 @@ static size_t stage_len(const direct_op_t *op)
 {
     if (op->a.coll == PLX_COLL_ALLGATHER) return op->bytes;
     if (op->a.coll == PLX_COLL_ALLTOALL) return op->bytes * (size_t)(op->nd->n - 1);
+    /* 2-rank reduce_scatter from PLX_DIRECT_STAGE_RS: block p of my input,
+     * which the peer p reduces (see "Staged input") */
+    if (op->a.coll == PLX_COLL_REDUCE_SCATTER && op->nd->n == 2 &&
+        op->bytes >= op->nd->stage_rs)
+        return op->bytes;
     return 0;
+}
+
+/* Where the part of my input that stage_len counts starts in it. */
+static size_t stage_src(const direct_op_t *op)
+{
+    return op->a.coll == PLX_COLL_REDUCE_SCATTER ? (size_t)(1 - op->nd->me) * op->bytes : 0;
 }
 
 /* Where this rank's part of member m's input starts in m's staging area. */
@@ -999,6 +1025,10 @@ static void stage_piece(direct_op_t *op)
     int n = nd->n, me = nd->me;
     if (l > DIRECT_STAGE_PIECE) l = DIRECT_STAGE_PIECE;
     size_t from = op->a.coll == PLX_COLL_ALLTOALL ? (size_t)((me - 1 - (int)blk + n) % n) * N + bo : bo;
+    if (is_reduction(op->a.coll)) {   /* one part, stage_len long */
+        l = op->st_len - x < DIRECT_STAGE_PIECE ? op->st_len - x : DIRECT_STAGE_PIECE;
+        from = stage_src(op) + x;
+    }
     const char *src = (const char *)op->in + from;
     memcpy(nd->stg[me] + x, src, l);
     if (op->a.coll == PLX_COLL_ALLGATHER && !coll_in_place(op->a.sbuf))
@@ -1296,6 +1326,17 @@ static plx_status_t push(direct_op_t *op, int m, uint64_t addr, const void *src,
     return st;
 }
 
+/* Member m's operand at byte at of a 2-rank reduction, in its staging
+ * area (it staged the range sg reduces, from sg's start: see stage_src),
+ * or NULL: read it from m's buffer.  The work checked that it is there.
+ * (Only reduce_scatter stages: see "Staged input".) */
+static const char *staged_operand(const direct_op_t *op, const direct_seg_t *sg, int m, size_t at)
+{
+    const struct node_direct *nd = op->nd;
+    if (nd->n != 2 || m == nd->me || !nd->staged[m]) return NULL;
+    return (const char *)nd->stg[m] + (at - sg->roff);
+}
+
 /* Reduce bytes [o, o+l) of segment sg over every member, in member order. */
 static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t o, size_t l)
 {
@@ -1322,12 +1363,14 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
     int into_dst = me == 0 && n > 1 && acc != own && l >= DIRECT_INTO_DST_MIN;
     if (me != 0) {
         char *f = me == 1 && alias ? (char *)nd->tmp : acc;
-        PLX_CHECK(pull(op, 0, f, nd->addr[0][ADDR_IN] + at, l));
-        first = f;
+        if ((first = staged_operand(op, sg, 0, at)) == NULL) {
+            PLX_CHECK(pull(op, 0, f, nd->addr[0][ADDR_IN] + at, l));
+            first = f;
+        }
     }
     for (int m = 1; m < n; m++) {
         const void *x = own;
-        if (m != me) {
+        if (m != me && (x = staged_operand(op, sg, m, at)) == NULL) {
             char *into = m == 1 && into_dst ? acc : (char *)nd->tmp;
             PLX_CHECK(pull(op, m, into, nd->addr[m][ADDR_IN] + at, l));
             x = into;
@@ -1493,6 +1536,17 @@ static int work(direct_op_t *op)
         op->stage_wait = -1;
         op->off = o + l;
         return 1;
+    }
+    if (sg.kind == SEG_REDUCE && nd->n == 2 && nd->staged[1 - nd->me]) {
+        /* the peer's operand from its staging area: what its counter
+         * covers, whole elements (the last piece ends the slice) */
+        size_t av = staged_at(op, 1 - nd->me, o);
+        if (l > av) l = av - av % op->es;
+        if (l == 0) {
+            op->stage_wait = 1 - nd->me;
+            return staged;
+        }
+        op->stage_wait = -1;
     }
     plx_status_t st;
     if (sg.kind == SEG_REDUCE)

@@ -19,6 +19,8 @@
 #      (every size staged, also above 2 MiB per block, where a 2-rank
 #      shared read claims staged pieces) at 1-5 ranks, odd counts, in place
 #      and out of place; and with no area (every read a CMA read) at 2 ranks;
+#      reduce_scatter likewise (staged at 2 ranks only), nonblocking and with
+#      a progress thread;
 #   3. with PLX_SHM_CMA=0 (single-copy reads refused): coll_check at 2 and
 #      3 ranks must pass and the log must show another algorithm ran (the
 #      next rule, whose large messages go through the shm staging area);
@@ -26,7 +28,8 @@
 #      (direct_kill_check): every other rank must get PLX_ERR_PEER_FAILED,
 #      for several collectives, victims and rank counts, with CMA and with
 #      PLX_SHM_CMA=0, staged allgather and alltoall (a reader waiting on a
-#      dead owner's staging counter), and in the node-local phases of a hierarchical
+#      dead owner's staging counter; also the staged 2-rank reduce_scatter),
+#      and in the node-local phases of a hierarchical
 #      allreduce (2 simulated nodes, when built with UCX; victims 1 and 2,
 #      a node-mate and the other node's leader, and nothing of the job
 #      left in /dev/shm).
@@ -149,6 +152,21 @@ PLX_SHM_DIRECT_STAGE=64M PLX_DIRECT_PIECE=4K run_checks coll_check 3 "$MR/coll_c
     --coll allgather,alltoall
 PLX_SHM_DIRECT_STAGE=0 run_checks coll_check 2 "$MR/coll_check" --counts 0,1,7,1000,100003 --coll allgather,alltoall
 run_checks coll_check 3 "$MR/coll_check" --nb --quick --coll allgather,alltoall,allreduce
+# staged reduce_scatter (2 ranks: each rank stages the peer's block of its
+# input, the peer reduces from the area; 1 and 3-5 ranks read with CMA),
+# every size (PLX_DIRECT_STAGE_RS=0): every op and datatype up to count
+# 1000, odd counts, in place, many pieces, nonblocking, and with a progress
+# thread (staged whole before the header up to 256K, else CMA)
+for n in 1 2 3 4 5; do
+    PLX_DIRECT_STAGE_RS=0 PLX_SHM_DIRECT_STAGE=64M run_checks coll_check "$n" "$MR/coll_check" --coll reduce_scatter \
+        --counts 0,1,7,1000,65537,100003,262147
+done
+PLX_SHM_DIRECT_STAGE=64M run_checks coll_check 2 "$MR/coll_check" --counts 131073,524291,2097169 --coll reduce_scatter
+PLX_DIRECT_STAGE_RS=0 PLX_SHM_DIRECT_STAGE=64M PLX_DIRECT_PIECE=4K run_checks coll_check 2 "$MR/coll_check" \
+    --counts 7,100003 --coll reduce_scatter
+PLX_DIRECT_STAGE_RS=0 PLX_SHM_DIRECT_STAGE=64M run_checks coll_check 2 "$MR/coll_check" --nb --quick --coll reduce_scatter
+PLX_PROGRESS=thread PLX_DIRECT_STAGE_RS=0 PLX_SHM_DIRECT_STAGE=64M run_checks coll_check 2 "$MR/coll_check" --nb \
+    --counts 1,7,1000,65537 --coll reduce_scatter
 # a bad area size fails plx_init naming the variable
 refused PLX_SHM_DIRECT_STAGE 1G "PLX_SHM_DIRECT_STAGE"
 
@@ -203,6 +221,9 @@ STAGE=64M run_kill 3 auto allgather 0 0
 STAGE=64M run_kill 2 auto alltoall 0 0
 STAGE=64M run_kill 4 auto alltoall 2 0
 STAGE=64M run_kill 5 auto allgather 4 0 100003
+# staged reduce_scatter at 2 ranks (a reader waits on the dead owner's counter)
+STAGE=64M run_kill 2 auto reduce_scatter 0 0
+STAGE=64M run_kill 2 auto reduce_scatter 1 0
 # the star bcast (200 KB; ranks outnumbering cores): the root, the member it
 # writes into, a reader
 run_kill 4 auto bcast 0 0 50000
