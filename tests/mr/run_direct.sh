@@ -169,6 +169,7 @@ PLX_PROGRESS=thread PLX_DIRECT_STAGE_RS=0 PLX_SHM_DIRECT_STAGE=64M run_checks co
     --counts 1,7,1000,65537 --coll reduce_scatter
 # a bad area size fails plx_init naming the variable
 refused PLX_SHM_DIRECT_STAGE 1G "PLX_SHM_DIRECT_STAGE"
+refused PLX_DIRECT_STAGE_RS 1G "PLX_DIRECT_STAGE_RS='1G' is not a byte count in \\[0, 256M\\]"
 
 # ---- 3: single-copy reads refused ---------------------------------------------
 for n in 2 3; do
