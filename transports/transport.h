@@ -37,6 +37,21 @@ typedef struct plx_tl_req {
     void *tl_ptr[4];
 } plx_tl_req_t;
 
+/* Intrusive doubly linked FIFO: list has head and tail, elements the named
+ * next / prev fields.  Macros because the element types differ per list. */
+#define PLX_TL_LIST_PUSH(list, e, next, prev) do {                              \
+        (e)->next = NULL;                                                       \
+        (e)->prev = (list)->tail;                                               \
+        if ((list)->tail) (list)->tail->next = (e); else (list)->head = (e);    \
+        (list)->tail = (e);                                                     \
+    } while (0)
+
+#define PLX_TL_LIST_REMOVE(list, e, next, prev) do {                            \
+        if ((e)->prev) (e)->prev->next = (e)->next; else (list)->head = (e)->next; \
+        if ((e)->next) (e)->next->prev = (e)->prev; else (list)->tail = (e)->prev; \
+        (e)->next = (e)->prev = NULL;                                           \
+    } while (0)
+
 /* An intrusive FIFO of requests through tl_next / tl_prev (a transport's
  * posted receives, sends waiting for room, ...). */
 typedef struct plx_tl_rq {
@@ -45,17 +60,12 @@ typedef struct plx_tl_rq {
 
 static inline void plx_tl_rq_push(plx_tl_rq_t *q, plx_tl_req_t *r)
 {
-    r->tl_next = NULL;
-    r->tl_prev = q->tail;
-    if (q->tail) q->tail->tl_next = r; else q->head = r;
-    q->tail = r;
+    PLX_TL_LIST_PUSH(q, r, tl_next, tl_prev);
 }
 
 static inline void plx_tl_rq_remove(plx_tl_rq_t *q, plx_tl_req_t *r)
 {
-    if (r->tl_prev) r->tl_prev->tl_next = r->tl_next; else q->head = r->tl_next;
-    if (r->tl_next) r->tl_next->tl_prev = r->tl_prev; else q->tail = r->tl_prev;
-    r->tl_next = r->tl_prev = NULL;
+    PLX_TL_LIST_REMOVE(q, r, tl_next, tl_prev);
 }
 
 /* What the core gives a transport at init: who we are, where the peers

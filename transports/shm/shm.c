@@ -12,14 +12,12 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
 #include <sys/random.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/log.h"
@@ -33,26 +31,12 @@
 
 /* ---- small list helpers ------------------------------------------------ */
 
-static void uq_push(shm_uq_t *q, shm_unexp_t *u)
-{
-    u->next = NULL;
-    u->prev = q->tail;
-    if (q->tail) q->tail->next = u; else q->head = u;
-    q->tail = u;
-}
-
-static void uq_remove(shm_uq_t *q, shm_unexp_t *u)
-{
-    if (u->prev) u->prev->next = u->next; else q->head = u->next;
-    if (u->next) u->next->prev = u->prev; else q->tail = u->prev;
-}
+static void uq_push(shm_uq_t *q, shm_unexp_t *u) { PLX_TL_LIST_PUSH(q, u, next, prev); }
+static void uq_remove(shm_uq_t *q, shm_unexp_t *u) { PLX_TL_LIST_REMOVE(q, u, next, prev); }
 
 void shm_xlist_push(shm_xlist_t *l, shm_xfer_t *x)
 {
-    x->next = NULL;
-    x->prev = l->tail;
-    if (l->tail) l->tail->next = x; else l->head = x;
-    l->tail = x;
+    PLX_TL_LIST_PUSH(l, x, next, prev);
     x->list = l;
     l->n++;
     if (l->total) (*l->total)++;
@@ -62,9 +46,7 @@ void shm_xlist_remove(shm_xfer_t *x)
 {
     shm_xlist_t *l = x->list;
     if (!l) return;
-    if (x->prev) x->prev->next = x->next; else l->head = x->next;
-    if (x->next) x->next->prev = x->prev; else l->tail = x->prev;
-    x->next = x->prev = NULL;
+    PLX_TL_LIST_REMOVE(l, x, next, prev);
     x->list = NULL;
     l->n--;
     if (l->total) (*l->total)--;
@@ -138,24 +120,9 @@ static void *shm_coll_stage(void *tlp, int peer, size_t *bytes)
     return shm_seg_dstage(t, t->local_of[peer]);
 }
 
-static void req_init(plx_tl_req_t *r, uint64_t tag, void *buf, size_t len, int p)
-{
-    r->done = 0;
-    r->status = PLX_SUCCESS;
-    r->bytes = 0;
-    r->tl_next = r->tl_prev = NULL;
-    RQ_TAG(r) = tag;
-    RQ_LEN(r) = len;
-    RQ_PEER(r) = (uint64_t)p;
-    RQ_BUF(r) = buf;
-    RQ_XFER(r) = NULL;
-    RQ_STATE(r) = SHM_RS_NONE;
-}
-
 /* ---- send -------------------------------------------------------------- */
 
 static int handle_cell(shm_tl_t *t, int p, shm_cell_t *c);
-static plx_tl_req_t *match_posted(shm_peer_t *pe, uint64_t tag);
 static void eager_deliver(plx_tl_req_t *r, const void *data, uint64_t len);
 
 /* Put a send (eager or RTS) into the ring; 0 if the ring is full. */
@@ -186,7 +153,7 @@ static plx_status_t shm_isend(void *tlp, int peer, uint64_t tag, const void *buf
     if (!t || !req || (!buf && len) || !shm_reachable(t, peer)) return PLX_ERR_INVALID_ARG;
     int p = t->local_of[peer];
     shm_peer_t *pe = &t->peers[p];
-    req_init(req, tag, (void *)(uintptr_t)buf, len, p);
+    plx_tl_req_init(req, tag, (void *)(uintptr_t)buf, len, p);
 
     if (len > t->lay.eager_max && p == t->me) {
         /* A large message to oneself: the receiver is this very thread, so a
@@ -198,7 +165,7 @@ static plx_status_t shm_isend(void *tlp, int peer, uint64_t tag, const void *buf
         shm_cell_t *c;
         while ((c = shm_ring_peek(&pe->in, t->lay.ncells)) && handle_cell(t, p, c)) {}
         if (!pe->sendq.head && !shm_ring_peek(&pe->in, t->lay.ncells)) {
-            plx_tl_req_t *r = match_posted(pe, tag);
+            plx_tl_req_t *r = plx_tl_match_posted(&pe->posted, tag);
             if (r) {
                 eager_deliver(r, buf, len);
             } else {
@@ -238,10 +205,7 @@ static plx_status_t shm_isend(void *tlp, int peer, uint64_t tag, const void *buf
 
 static void eager_deliver(plx_tl_req_t *r, const void *data, uint64_t len)
 {
-    uint64_t cap = RQ_LEN(r), n = len < cap ? len : cap;
-    if (n) memcpy(RQ_BUF(r), data, n);
-    r->bytes = len;
-    shm_req_complete(r, len > cap ? PLX_ERR_TRUNCATE : PLX_SUCCESS);
+    shm_req_complete(r, plx_tl_eager_copy(r, data, len));
 }
 
 static plx_status_t shm_irecv(void *tlp, int peer, uint64_t tag, void *buf, size_t len,
@@ -251,7 +215,7 @@ static plx_status_t shm_irecv(void *tlp, int peer, uint64_t tag, void *buf, size
     if (!t || !req || (!buf && len) || !shm_reachable(t, peer)) return PLX_ERR_INVALID_ARG;
     int p = t->local_of[peer];
     shm_peer_t *pe = &t->peers[p];
-    req_init(req, tag, buf, len, p);
+    plx_tl_req_init(req, tag, buf, len, p);
 
     /* the oldest unexpected message with this tag, if any */
     for (shm_unexp_t *u = pe->unexp.head; u; u = u->next) {
@@ -267,16 +231,6 @@ static plx_status_t shm_irecv(void *tlp, int peer, uint64_t tag, void *buf, size
     return PLX_SUCCESS;
 }
 
-static plx_tl_req_t *match_posted(shm_peer_t *pe, uint64_t tag)
-{
-    for (plx_tl_req_t *r = pe->posted.head; r; r = r->tl_next)
-        if (RQ_TAG(r) == tag) {
-            plx_tl_rq_remove(&pe->posted, r);
-            return r;
-        }
-    return NULL;
-}
-
 /* Handle one incoming cell from local peer p.  Returns 0 if it must stay in
  * the ring (out of memory: retried on the next progress). */
 static int handle_cell(shm_tl_t *t, int p, shm_cell_t *c)
@@ -289,7 +243,7 @@ static int handle_cell(shm_tl_t *t, int p, shm_cell_t *c)
 
     if (type == SHM_T_EAGER) {
         const unsigned char *data = shm_ring_payload(in, c, dsize);
-        plx_tl_req_t *r = match_posted(pe, tag);
+        plx_tl_req_t *r = plx_tl_match_posted(&pe->posted, tag);
         if (r) {
             eager_deliver(r, data, c->len);
         } else {
@@ -307,7 +261,7 @@ static int handle_cell(shm_tl_t *t, int p, shm_cell_t *c)
     if (type == SHM_T_RTS) {
         shm_rts_t rts;
         memcpy(&rts, c->inl, sizeof rts);
-        plx_tl_req_t *r = match_posted(pe, tag);
+        plx_tl_req_t *r = plx_tl_match_posted(&pe->posted, tag);
         if (!r) {
             shm_unexp_t *u = malloc(sizeof *u);
             if (!u) return 0;
@@ -438,12 +392,7 @@ plx_status_t shm_peer_status(void *tlp, int peer)
     int p = t->local_of[peer];
     if (p == t->me) return PLX_SUCCESS;
     shm_peer_t *pe = &t->peers[p];
-    if (pe->pidfd >= 0) {
-        /* a pidfd turns readable when the process exits: immune to pid reuse and zombies */
-        struct pollfd pf = { .fd = pe->pidfd, .events = POLLIN };
-        if (poll(&pf, 1, 0) > 0 && (pf.revents & (POLLIN | POLLHUP))) return PLX_ERR_PEER_FAILED;
-        return PLX_SUCCESS;
-    }
+    if (pe->pidfd >= 0) return plx_tl_pidfd_exited(pe->pidfd) ? PLX_ERR_PEER_FAILED : PLX_SUCCESS;
     if (kill(pe->pid, 0) != 0 && errno == ESRCH) return PLX_ERR_PEER_FAILED;
     return PLX_SUCCESS;
 }
@@ -499,20 +448,6 @@ static int parse_cma_mode(void)
     return plx_env_choice("PLX_SHM_CMA", &i) > 0 && i >= 0 && i < 7 ? mode[i] : SHM_CMA_AUTO;
 }
 
-static int open_pidfd(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-    long fd = syscall(SYS_pidfd_open, pid, 0);
-    if (fd >= 0) {
-        /* pidfd_open has no CLOEXEC flag: pidfds are O_CLOEXEC by kernel definition */
-        return (int)fd;
-    }
-#else
-    (void)pid;
-#endif
-    return -1;
-}
-
 /* Map the segment, learn the peers, probe CMA.  Runs between the two
  * allgathers; any failure is reported through the second one. */
 static plx_status_t attach_and_probe(shm_tl_t *t, const shm_blob_t *all, const int *world_of,
@@ -537,7 +472,7 @@ static plx_status_t attach_and_probe(shm_tl_t *t, const shm_blob_t *all, const i
         shm_peer_t *pe = &t->peers[p];
         pe->world = world_of[p];
         pe->pid = (pid_t)all[world_of[p]].pid;
-        pe->pidfd = p == t->me ? -1 : open_pidfd(pe->pid);
+        pe->pidfd = p == t->me ? -1 : plx_tl_pidfd_open(pe->pid);
         pe->stage_out.total = &t->n_stage;
         pe->stage_in.total = &t->n_stage;
     }

@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "transport.h"
+#include "tl_common.h"
 
 #define SHM_CACHELINE     64
 #define SHM_CTL_ALIGN     128   /* two lines: keeps the adjacent-line prefetcher from false sharing */
@@ -242,12 +242,8 @@ typedef struct shm_tl {
     volatile uint64_t probe_word;   /* read by peers' CMA probe at init */
 } shm_tl_t;
 
-/* request fields used by this transport */
-#define RQ_TAG(r)    ((r)->tl_u64[0])
-#define RQ_LEN(r)    ((r)->tl_u64[1])
-#define RQ_STATE(r)  ((r)->tl_u64[2])
-#define RQ_PEER(r)   ((r)->tl_u64[3])     /* local index */
-#define RQ_BUF(r)    ((r)->tl_ptr[0])
+/* request fields: RQ_TAG, RQ_LEN, RQ_STATE, RQ_PEER (here the local index) and
+ * RQ_BUF are tl_common.h's; this one is shm's own */
 #define RQ_XFER(r)   ((r)->tl_ptr[1])
 
 enum {

@@ -6,13 +6,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,20 +31,8 @@ static double now_s(void)
 
 /* ---- lists ----------------------------------------------------------------- */
 
-static void mq_push(ucx_mq_t *q, ucx_msg_t *m)
-{
-    m->next = NULL;
-    m->prev = q->tail;
-    if (q->tail) q->tail->next = m; else q->head = m;
-    q->tail = m;
-}
-
-static void mq_remove(ucx_mq_t *q, ucx_msg_t *m)
-{
-    if (m->prev) m->prev->next = m->next; else q->head = m->next;
-    if (m->next) m->next->prev = m->prev; else q->tail = m->prev;
-    m->next = m->prev = NULL;
-}
+static void mq_push(ucx_mq_t *q, ucx_msg_t *m) { PLX_TL_LIST_PUSH(q, m, next, prev); }
+static void mq_remove(ucx_mq_t *q, ucx_msg_t *m) { PLX_TL_LIST_REMOVE(q, m, next, prev); }
 
 static void mq_free_all(ucx_mq_t *q)
 {
@@ -59,10 +45,7 @@ static void mq_free_all(ucx_mq_t *q)
 
 static void ol_push(ucx_oplist_t *l, ucx_op_t *o)
 {
-    o->next = NULL;
-    o->prev = l->tail;
-    if (l->tail) l->tail->next = o; else l->head = o;
-    l->tail = o;
+    PLX_TL_LIST_PUSH(l, o, next, prev);
     o->list = l;
     l->n++;
 }
@@ -71,28 +54,12 @@ static void ol_remove(ucx_op_t *o)
 {
     ucx_oplist_t *l = o->list;
     if (!l) return;
-    if (o->prev) o->prev->next = o->next; else l->head = o->next;
-    if (o->next) o->next->prev = o->prev; else l->tail = o->prev;
-    o->next = o->prev = NULL;
+    PLX_TL_LIST_REMOVE(l, o, next, prev);
     o->list = NULL;
     l->n--;
 }
 
 /* ---- requests and operations ------------------------------------------------ */
-
-static void req_init(plx_tl_req_t *r, uint64_t tag, void *buf, size_t len, int peer)
-{
-    r->done = 0;
-    r->status = PLX_SUCCESS;
-    r->bytes = 0;
-    r->tl_next = r->tl_prev = NULL;
-    RQ_TAG(r) = tag;
-    RQ_LEN(r) = len;
-    RQ_PEER(r) = (uint64_t)peer;
-    RQ_BUF(r) = buf;
-    RQ_OP(r) = NULL;
-    RQ_STATE(r) = UCX_RS_NONE;
-}
 
 static void req_complete(ucx_tl_t *t, plx_tl_req_t *r, plx_status_t st)
 {
@@ -325,7 +292,10 @@ static void handle_failures(ucx_tl_t *t)
 
 /* ---- sending AMs ------------------------------------------------------------- */
 
-static void bounce_cb(void *request, ucs_status_t status, void *user_data)
+/* UCX finished sending op o (a bounce copy or a large send's DATA):
+ * complete its request, if not cancelled, and release a canceller waiting
+ * in wait_release (only large sends have one). */
+static void send_done_cb(void *request, ucs_status_t status, void *user_data)
 {
     ucx_op_t *o = user_data;
     ucx_tl_t *t = o->tl;
@@ -335,13 +305,14 @@ static void bounce_cb(void *request, ucs_status_t status, void *user_data)
         if (status == UCS_OK) o->req->bytes = o->len;
         req_complete(t, o->req, map_status(t, o->peer, status));
     }
+    if (o->waiter) *o->waiter = 1;
     op_put(t, o);
 }
 
 /* Send an AM (header + optional payload) that UCX must not reference after
  * this returns: the short path on the caller's memory if UCX completes it at
  * once, else from a bounce copy.  *op_out is NULL if the send is complete,
- * else the bounce op (req attached, completed by bounce_cb).  On error the
+ * else the bounce op (req attached, completed by send_done_cb).  On error the
  * message was not sent. */
 static plx_status_t am_send_copy(ucx_tl_t *t, int p, const void *hdr, size_t hlen,
                                  const void *payload, size_t plen, plx_tl_req_t *req,
@@ -382,7 +353,7 @@ static plx_status_t am_send_copy(ucx_tl_t *t, int p, const void *hdr, size_t hle
     if (plen) memcpy(o->data + UCX_HDR_ROOM, payload, plen);
     prm.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK |
                        UCP_OP_ATTR_FIELD_USER_DATA;
-    prm.cb.send = bounce_cb;
+    prm.cb.send = send_done_cb;
     prm.user_data = o;
     sp = ucp_am_send_nbx(ep, UCX_AM_ID, o->data, hlen, o->data + UCX_HDR_ROOM, plen, &prm);
     if (sp == NULL) {
@@ -411,20 +382,6 @@ static plx_status_t send_ctrl(ucx_tl_t *t, int p, uint32_t type, uint64_t id)
 
 /* ---- large transfers ---------------------------------------------------------- */
 
-static void lsend_cb(void *request, ucs_status_t status, void *user_data)
-{
-    ucx_op_t *o = user_data;
-    ucx_tl_t *t = o->tl;
-    ucp_request_free(request);
-    o->ucx_req = NULL;
-    if (o->req) {
-        if (status == UCS_OK) o->req->bytes = o->len;
-        req_complete(t, o->req, map_status(t, o->peer, status));
-    }
-    if (o->waiter) *o->waiter = 1;
-    op_put(t, o);
-}
-
 /* Post the DATA of large send o (its CTS arrived): the user buffer, no copy;
  * UCX chooses eager or its zero-copy rendezvous. */
 static void lsend_data(ucx_tl_t *t, ucx_op_t *o)
@@ -437,7 +394,7 @@ static void lsend_data(ucx_tl_t *t, ucx_op_t *o)
         ucp_request_param_t prm;
         memset(&prm, 0, sizeof prm);
         prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-        prm.cb.send = lsend_cb;
+        prm.cb.send = send_done_cb;
         prm.user_data = o;
         ucs_status_ptr_t sp = ucp_am_send_nbx(ep, UCX_AM_ID, o->data, sizeof h, o->buf, o->len, &prm);
         if (UCS_PTR_IS_PTR(sp)) {
@@ -599,20 +556,7 @@ static void lrecv_start(ucx_tl_t *t, int p, plx_tl_req_t *r, uint64_t len, uint6
 
 static void eager_deliver(ucx_tl_t *t, plx_tl_req_t *r, const void *data, uint64_t len)
 {
-    uint64_t cap = RQ_LEN(r), n = len < cap ? len : cap;
-    if (n) memcpy(RQ_BUF(r), data, n);
-    r->bytes = len;
-    req_complete(t, r, len > cap ? PLX_ERR_TRUNCATE : PLX_SUCCESS);
-}
-
-static plx_tl_req_t *match_posted(ucx_peer_t *pe, uint64_t tag)
-{
-    for (plx_tl_req_t *r = pe->posted.head; r; r = r->tl_next)
-        if (RQ_TAG(r) == tag) {
-            plx_tl_rq_remove(&pe->posted, r);
-            return r;
-        }
-    return NULL;
+    req_complete(t, r, plx_tl_eager_copy(r, data, len));
 }
 
 static ucx_msg_t *msg_new(uint32_t type, uint32_t seq, uint64_t tag, uint64_t len, uint64_t id,
@@ -637,7 +581,7 @@ static int deliver(ucx_tl_t *t, int p, uint32_t type, uint64_t tag, uint64_t len
                    const void *data, ucx_msg_t *m)
 {
     ucx_peer_t *pe = &t->peers[p];
-    plx_tl_req_t *r = match_posted(pe, tag);
+    plx_tl_req_t *r = plx_tl_match_posted(&pe->posted, tag);
     if (r) {
         if (type == UCX_T_EAGER) eager_deliver(t, r, data, len);
         else lrecv_start(t, p, r, len, id);
@@ -805,7 +749,7 @@ static plx_status_t ucx_isend(void *tlp, int peer, uint64_t tag, const void *buf
 {
     ucx_tl_t *t = tlp;
     if (!t || !req || (!buf && len) || !ucx_reachable(t, peer)) return PLX_ERR_INVALID_ARG;
-    req_init(req, tag, (void *)(uintptr_t)buf, len, peer);
+    plx_tl_req_init(req, tag, (void *)(uintptr_t)buf, len, peer);
     ucx_peer_t *pe = &t->peers[peer];
 
     if (peer == t->rank) {
@@ -869,7 +813,7 @@ static plx_status_t ucx_irecv(void *tlp, int peer, uint64_t tag, void *buf, size
 {
     ucx_tl_t *t = tlp;
     if (!t || !req || (!buf && len) || !ucx_reachable(t, peer)) return PLX_ERR_INVALID_ARG;
-    req_init(req, tag, buf, len, peer);
+    plx_tl_req_init(req, tag, buf, len, peer);
     ucx_peer_t *pe = &t->peers[peer];
     for (ucx_msg_t *m = pe->unexp.head; m; m = m->next) {
         if (m->tag != tag) continue;
@@ -992,9 +936,7 @@ static plx_status_t ucx_peer_status(void *tlp, int peer)
     if (pe->failing) handle_failures(t);
     if (pe->dead) return PLX_ERR_PEER_FAILED;
     if (pe->pidfd >= 0) {
-        /* a pidfd turns readable when the process exits (immune to pid reuse) */
-        struct pollfd pf = { .fd = pe->pidfd, .events = POLLIN };
-        if (poll(&pf, 1, 0) > 0 && (pf.revents & (POLLIN | POLLHUP))) {
+        if (plx_tl_pidfd_exited(pe->pidfd)) {
             /* take in what it sent before dying, then fail the rest */
             for (int i = 0; i < 64 && ucx_progress(t); i++) {}
             mark_dead(t, peer, "process exited");
@@ -1150,17 +1092,6 @@ static void host_identity(ucx_blob_t *b)
     }
 }
 
-static int open_pidfd(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-    long fd = syscall(SYS_pidfd_open, pid, 0);
-    if (fd >= 0) return (int)fd;   /* pidfds are close-on-exec by definition */
-#else
-    (void)pid;
-#endif
-    return -1;
-}
-
 /* UCP context, worker, AM handler, worker address. */
 static plx_status_t local_setup(ucx_tl_t *t, ucp_address_t **addr, size_t *addr_len)
 {
@@ -1303,7 +1234,7 @@ static plx_status_t ucx_init(const plx_tl_env_t *env, void **out)
         t->peers[p].pid = (pid_t)all[p].pid;
         if (mine.boot_id[0] && !strcmp(all[p].boot_id, mine.boot_id) &&
             all[p].pidns_ino == mine.pidns_ino && all[p].pidns_dev == mine.pidns_dev) {
-            t->peers[p].pidfd = open_pidfd(t->peers[p].pid);
+            t->peers[p].pidfd = plx_tl_pidfd_open(t->peers[p].pid);
             same_host++;
         }
     }

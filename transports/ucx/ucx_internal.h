@@ -72,7 +72,7 @@
 
 #include <ucp/api/ucp.h>
 
-#include "transport.h"
+#include "tl_common.h"
 
 #define UCX_AM_ID        0x5058u   /* our one AM handler id ("PX") */
 #define UCX_EAGER_MAX    8192u     /* largest message sent as one eager AM */
@@ -210,12 +210,8 @@ typedef struct ucx_tl {
     uint64_t n_early;         /* messages UCX delivered ahead of their sequence number */
 } ucx_tl_t;
 
-/* request fields used by this transport */
-#define RQ_TAG(r)    ((r)->tl_u64[0])
-#define RQ_LEN(r)    ((r)->tl_u64[1])
-#define RQ_STATE(r)  ((r)->tl_u64[2])
-#define RQ_PEER(r)   ((r)->tl_u64[3])
-#define RQ_BUF(r)    ((r)->tl_ptr[0])
+/* request fields: RQ_TAG, RQ_LEN, RQ_STATE, RQ_PEER and RQ_BUF are
+ * tl_common.h's; this one is ucx's own */
 #define RQ_OP(r)     ((r)->tl_ptr[1])
 
 enum {
