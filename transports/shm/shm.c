@@ -526,6 +526,7 @@ static plx_status_t shm_init(const plx_tl_env_t *env, void **out)
     t->rank = env->rank;
     t->size = env->size;
     t->node_of = env->node_of;
+    t->timeout_s = env->timeout_s;
     t->pid = getpid();
     t->next_id = 1;
     t->local_of = malloc((size_t)env->size * sizeof *t->local_of);

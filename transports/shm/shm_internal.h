@@ -240,6 +240,7 @@ typedef struct shm_tl {
     shm_ctrl_t *ctrl_free;
 
     volatile uint64_t probe_word;   /* read by peers' CMA probe at init */
+    double timeout_s;         /* PLX_TIMEOUT (0: none): bounds the wait for a dying peer's exit */
 } shm_tl_t;
 
 /* request fields: RQ_TAG, RQ_LEN, RQ_STATE, RQ_PEER (here the local index) and

@@ -122,6 +122,36 @@ void shm_large_recv_start(shm_tl_t *t, int p, plx_tl_req_t *r, uint64_t tag, con
     else to_staging(t, x);
 }
 
+/* A copy with local peer p failed with e (not EINTR, EAGAIN, EPERM, ENOSYS).
+ * A process being killed loses its memory before its exit shows (pidfd,
+ * kill(0)): the copy then fails with EFAULT, not ESRCH.  On a loaded node
+ * the dying process may wait for a CPU to finish exiting (4 ranks on 2
+ * cores: 50 ms was once too short), so wait for the exit to show, sleeping
+ * (the CPU is what it needs), up to SHM_EXIT_SHOW_S or PLX_TIMEOUT if
+ * shorter, before calling it a failure of the transport. */
+#define SHM_EXIT_SHOW_S 2.0
+static plx_status_t copy_failure(shm_tl_t *t, int p, int e, const char *fn, size_t len,
+                                 uint64_t addr)
+{
+    shm_peer_t *pe = &t->peers[p];
+    if (e == ESRCH) return PLX_ERR_PEER_FAILED;
+    double limit = t->timeout_s > 0 && t->timeout_s < SHM_EXIT_SHOW_S ? t->timeout_s
+                                                                       : SHM_EXIT_SHOW_S;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double t0 = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec, waited = 0;
+    while (waited <= limit) {
+        if (shm_peer_status(t, pe->world) == PLX_ERR_PEER_FAILED) return PLX_ERR_PEER_FAILED;
+        struct timespec ms = { 0, 1000000 };
+        nanosleep(&ms, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        waited = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec - t0;
+    }
+    plx_warn("shm: %s of %zu bytes at 0x%" PRIx64 " of rank %d failed: %s", fn, len, addr,
+             pe->world, strerror(e));
+    return PLX_ERR_TRANSPORT;
+}
+
 /* One step of a CMA pull.  Returns 1 if something moved or finished. */
 static int pull_step(shm_tl_t *t, shm_xfer_t *x)
 {
@@ -160,14 +190,14 @@ static int pull_step(shm_tl_t *t, shm_xfer_t *x)
         shm_xlist_remove(x);
         to_staging(t, x);
         return 1;
-    case ESRCH:
-        plx_warn("shm: rank %d is gone during a large receive", pe->world);
-        recv_done(t, x, PLX_ERR_PEER_FAILED, 0);
+    default: {
+        plx_status_t st = copy_failure(t, x->peer, e, "process_vm_readv", (size_t)n,
+                                       x->raddr + x->off);
+        if (st == PLX_ERR_PEER_FAILED)
+            plx_warn("shm: rank %d is gone during a large receive", pe->world);
+        recv_done(t, x, st, st != PLX_ERR_PEER_FAILED);
         return 1;
-    default:
-        plx_warn("shm: process_vm_readv from rank %d failed: %s", pe->world, strerror(e));
-        recv_done(t, x, PLX_ERR_TRANSPORT, 1);
-        return 1;
+    }
     }
 }
 
@@ -376,24 +406,13 @@ static plx_status_t peer_copy(shm_tl_t *t, int peer, void *local, uint64_t addr,
         }
         int e = got == 0 ? EFAULT : errno;
         if (e == EINTR || e == EAGAIN) continue;
-        if (e == ESRCH) return PLX_ERR_PEER_FAILED;
         const char *fn = write ? "process_vm_writev" : "process_vm_readv";
         if (e == EPERM || e == ENOSYS) {
             plx_warn("shm: %s with rank %d refused (%s)", fn, pe->world, strerror(e));
             pe->cma_ok = 0;   /* later large messages stage; the caller fails this access */
             return PLX_ERR_NOT_SUPPORTED;
         }
-        /* A process being killed loses its memory before its pid goes
-         * away: the copy then fails with EFAULT, not ESRCH.  Give its exit
-         * a few ms to show before calling this a transport failure. */
-        for (int i = 0; i < 50; i++) {
-            if (shm_peer_status(t, peer) == PLX_ERR_PEER_FAILED) return PLX_ERR_PEER_FAILED;
-            struct timespec ms = { 0, 1000000 };
-            nanosleep(&ms, NULL);
-        }
-        plx_warn("shm: %s of %zu bytes at 0x%" PRIx64 " of rank %d failed: %s", fn, len - off,
-                 addr + off, pe->world, strerror(e));
-        return PLX_ERR_TRANSPORT;
+        return copy_failure(t, p, e, fn, len - off, addr + off);
     }
     return PLX_SUCCESS;
 }
