@@ -103,7 +103,7 @@ PLX_DIRECT_PIECE=4K run_checks coll_check 3 "$MR/coll_check" --counts 0,1,7,1000
 # 2 ranks from 2 MiB: reductions share the work by claimed pieces (shrinking
 # claims, page-sized units, odd counts leave a ragged last claim); with 4K
 # pieces a claim spans many pieces.  allgather and alltoall above 2 MiB per
-# block share the peer's read in 512 KiB pieces (the faster rank writes the
+# block share the peer's read in 2 MiB pieces (the faster rank writes the
 # rest): odd counts leave a ragged last piece there too
 run_checks coll_check 2 "$MR/coll_check" --counts 524291,2097169 --coll allreduce,reduce,allgather,alltoall
 PLX_DIRECT_PIECE=4K run_checks coll_check 2 "$MR/coll_check" --counts 786433 --coll allreduce,reduce
