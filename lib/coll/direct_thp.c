@@ -18,8 +18,8 @@
  * Why the ends: a malloc'd buffer is rarely 2 MiB-aligned, and its first
  * and last 2 MiB usually reach into memory the program mapped but never
  * touched (the rest of its allocation); left on 4 KiB pages they held
- * plx_perf's 2-rank alltoall 4 MiB at 1.17-1.20x and allgather 16 MiB at
- * 1.21x the time of the buffers collapsed whole (perf/RESULTS.md, issue 11,
+ * plx_perf's 2-rank alltoall 4 MiB at 1.32-1.35x and allgather 16 MiB at
+ * 1.20-1.22x the time of the buffers collapsed whole (perf/RESULTS.md, issue 11,
  * session s12a).  The data and the addresses stay as they were: it is what
  * the kernel's khugepaged, or THP "always" at the first touch, does to any
  * process.

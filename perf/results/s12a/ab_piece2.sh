@@ -1,5 +1,6 @@
 #!/bin/bash
 # ab_piece2.sh OUT NEW ROUNDS: the second window of ab_piece.sh, 512 KiB against 2 MiB pieces only, 16-64 MiB
+# PLX_X_SHARE_PIECE: see ab_piece.sh
 O=$1; N=$2; R=${3:-10}; H=$(dirname $0)
 for c in alltoall allgather; do
   echo "#@ $c" >> $O
