@@ -10,12 +10,19 @@
  * (16 MiB) as fast here (perf/RESULTS.md, issue 11, session s8a).
  *
  * What is collapsed: the 2 MiB pages the buffer touches.  Those wholly
- * inside it always; one that reaches past either end only if every 4 KiB
- * page of it is already in memory (mincore), so no memory is added to the
- * process outside the buffer (a collapse fills any page not yet there),
- * and the kernel refuses a 2 MiB page that is not all in one mapping.  The
- * data and the addresses stay as they were: it is what the kernel's
- * khugepaged does to any process.
+ * inside it always; one that reaches past either end only if all of it is
+ * mapped (mincore; the kernel refuses a 2 MiB page that is not all in one
+ * mapping) and the 4 KiB pages of it not yet in memory, which a collapse
+ * fills, come to at most half the buffer's length (so the process grows by
+ * at most the buffer's size, and by nothing where the ends are in memory).
+ * Why the ends: a malloc'd buffer is rarely 2 MiB-aligned, and its first
+ * and last 2 MiB usually reach into memory the program mapped but never
+ * touched (the rest of its allocation); left on 4 KiB pages they held
+ * plx_perf's 2-rank alltoall 4 MiB at 1.32-1.35x and allgather 16 MiB at
+ * 1.20-1.22x the time of the buffers collapsed whole (perf/RESULTS.md, issue 11,
+ * session s12a).  The data and the addresses stay as they were: it is what
+ * the kernel's khugepaged, or THP "always" at the first touch, does to any
+ * process.
  *
  * When: collapsing costs about 1.2 ms per 2 MiB (a copy into a new page),
  * so a buffer is collapsed on its after-th collective only: one used once
@@ -37,14 +44,17 @@
 #define THP_MASK  (THP_BYTES - 1)
 
 #ifdef __linux__
-/* Is every 4 KiB page of the 2 MiB page at addr (aligned) in memory? */
-static int resident(uintptr_t addr)
+/* May the 2 MiB page at addr (aligned), which reaches past a buffer of len
+ * bytes, be collapsed: all of it mapped, and the 4 KiB pages of it not in
+ * memory (which the collapse adds) at most len / 2? */
+static int end_ok(uintptr_t addr, size_t len)
 {
     unsigned char v[THP_BYTES / 4096];
     if (mincore((void *)addr, THP_BYTES, v) != 0) return 0;   /* (ENOMEM: not all mapped) */
+    size_t missing = 0;
     for (size_t i = 0; i < sizeof v; i++)
-        if (!(v[i] & 1)) return 0;
-    return 1;
+        if (!(v[i] & 1)) missing += 4096;
+    return missing <= len / 2;
 }
 #endif
 
@@ -66,12 +76,12 @@ void plx_thp_note(plx_thp_cache_t *c, const void *p, size_t len, int after)
     }
     if (c->e[i].seen >= (unsigned)after) return;   /* tried already */
     if (++c->e[i].seen < (unsigned)after) return;
-    /* the whole 2 MiB pages inside, then those at the ends if all there
+    /* the whole 2 MiB pages inside, then those at the ends if end_ok
      * (a buffer inside one 2 MiB page: both ends are that page) */
     uintptr_t b = (a + THP_MASK) & ~THP_MASK, e = q & ~THP_MASK, t = hi - THP_BYTES;
-    int head = lo < a && resident(lo);
+    int head = lo < a && end_ok(lo, len);
     if (head) b = lo;
-    if (q < hi && (t == lo && lo < a ? head : resident(t))) e = hi;
+    if (q < hi && (t == lo && lo < a ? head : end_ok(t, len))) e = hi;
     if (e > b) (void)madvise((void *)b, e - b, MADV_COLLAPSE);   /* (whatever it says: tried once) */
 #else
     (void)c; (void)p; (void)len; (void)after;

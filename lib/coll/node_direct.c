@@ -129,7 +129,7 @@
  * for a whole launch (its core or its memory placement; per-phase probe in
  * perf/RESULTS.md "Issue 11, 2 ranks, allgather and alltoall: where the
  * time goes"), so the faster one waited in the drain.  Now the block moves
- * in DIRECT_PIECE_SOLO pieces numbered by a counter in the reader's window:
+ * in DIRECT_SHARE_PIECE pieces numbered by a counter in the reader's window:
  * the reader claims pieces one at a time, and a rank done with its own work
  * claims the reader's remaining pieces and writes them into the reader's
  * recvbuf (process_vm_writev of its own input) instead of waiting.  The
@@ -263,8 +263,15 @@
 #define DIRECT_WHOLE_MAX (2u << 20)    /* a copy segment up to this size: one call (see work) */
 #define DIRECT_AVG_CHUNK (8u << 10)    /* 2-rank average: reduce and divide this much at a time */
 #define DIRECT_PIECE_SOLO (512u << 10) /* a reduction piece at 2 ranks with a core each and no
-                                          progress thread (PLX_DIRECT_PIECE unset): see setup;
-                                          also the piece of a shared read */
+                                          progress thread (PLX_DIRECT_PIECE unset): see setup */
+/* the piece of a shared read (below): a copy of up to DIRECT_WHOLE_MAX is one
+ * call.  2 MiB, not 512 KiB (this and the reductions' piece until s12a): 4
+ * reads per 8 MiB block instead of 16, and still 4-16 claims at 16-64 MiB
+ * for the faster rank to take over; 2-rank allgather and alltoall 16-64 MiB
+ * 0.93-0.98x the time in one window of 10 launches per arm, 0.90-0.95x
+ * (alltoall 16 MiB 1.04x by q1, bimodal) in another of 8 (perf/RESULTS.md,
+ * issue 11, session s12a) */
+#define DIRECT_SHARE_PIECE DIRECT_WHOLE_MAX
 /* a buffer from this size goes on huge pages on its PLX_DIRECT_THP-th
  * call (direct_thp.c, thp_buffers).  512 KiB, not 1 MiB: the input a
  * 2-rank allgather of 1 MiB publishes is 512 KiB, and pinning its 4 KiB
@@ -847,7 +854,7 @@ static int shared_read(const direct_op_t *op)
     const struct node_direct *nd = op->nd;
     return nd->n == 2 && nd->spin && !op->comm->ctx->pt.running && !nd->piece_set &&
            (op->a.coll == PLX_COLL_ALLGATHER || op->a.coll == PLX_COLL_ALLTOALL) &&
-           op->bytes > DIRECT_WHOLE_MAX && op->bytes / DIRECT_PIECE_SOLO < DIRECT_CLAIM_NONE / 2;
+           op->bytes > DIRECT_WHOLE_MAX && op->bytes / DIRECT_SHARE_PIECE < DIRECT_CLAIM_NONE / 2;
 }
 
 /* Claim the next piece of member m's shared read of s: its offset in the
@@ -855,8 +862,8 @@ static int shared_read(const direct_op_t *op)
 static size_t claim(const direct_op_t *op, int m)
 {
     uint64_t k = __atomic_fetch_add(claim_of(op->nd->win[m]), 1, __ATOMIC_RELAXED) - (op->seq << 24);
-    if (k >= DIRECT_CLAIM_NONE || k * DIRECT_PIECE_SOLO >= op->bytes) return (size_t)-1;
-    return (size_t)k * DIRECT_PIECE_SOLO;
+    if (k >= DIRECT_CLAIM_NONE || k * DIRECT_SHARE_PIECE >= op->bytes) return (size_t)-1;
+    return (size_t)k * DIRECT_SHARE_PIECE;
 }
 
 /* 2-rank reductions share the work by claims instead of fixed slices: a
@@ -1463,7 +1470,7 @@ static int work(direct_op_t *op)
                 op->phase = DIRECT_DRAIN;
                 return 1;
             }
-            size_t len = op->bytes - at < DIRECT_PIECE_SOLO ? op->bytes - at : DIRECT_PIECE_SOLO;
+            size_t len = op->bytes - at < DIRECT_SHARE_PIECE ? op->bytes - at : DIRECT_SHARE_PIECE;
             const char *src = (const char *)op->in + (op->a.coll == PLX_COLL_ALLTOALL ? (size_t)p * op->bytes : 0);
             plx_status_t st = push(op, p, nd->addr[p][ADDR_OUT] + (size_t)nd->me * op->bytes + at, src + at, len);
             if (st != PLX_SUCCESS) {
@@ -1514,7 +1521,7 @@ static int work(direct_op_t *op)
         }
         o = at;
         l = sg.len - at;
-        piece = DIRECT_PIECE_SOLO;
+        piece = DIRECT_SHARE_PIECE;
         op->off = at;   /* below: past this piece; the next call claims again */
         if (l > piece) l = piece;
         if (from_stage && staged_at(op, sg.peer, stage_pos(op, sg.peer) + o) < l) {

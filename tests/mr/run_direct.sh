@@ -7,7 +7,8 @@
 #      span many pieces, 7 and 1000 are not divisible by the rank count;
 #   2. coll_check with PLX_DIRECT_PIECE=4K (many pieces, prime counts) at
 #      3 ranks; 2 ranks at odd counts above 2 MiB (claimed pieces), allreduce with
-#      PLX_DIRECT_THP=1 (huge pages from the first call); PLX_DIRECT_PIECE=1K must fail plx_init;
+#      PLX_DIRECT_THP=1 (huge pages from the first call; also plx_perf's checked allgather and
+#      alltoall, whose buffers' end 2 MiB pages reach into untouched memory); PLX_DIRECT_PIECE=1K must fail plx_init;
 #      coll_check --nb --quick at 3 ranks and nb_check at 3 ranks (many
 #      collectives in flight at once, completed in any order);
 #      direct_mismatch_check at 2 and 3 ranks (ranks disagreeing on count,
@@ -102,13 +103,31 @@ PLX_DIRECT_PIECE=4K run_checks coll_check 3 "$MR/coll_check" --counts 0,1,7,1000
 # 2 ranks from 2 MiB: reductions share the work by claimed pieces (shrinking
 # claims, page-sized units, odd counts leave a ragged last claim); with 4K
 # pieces a claim spans many pieces.  allgather and alltoall above 2 MiB per
-# block share the peer's read in 512 KiB pieces (the faster rank writes the
+# block share the peer's read in 2 MiB pieces (the faster rank writes the
 # rest): odd counts leave a ragged last piece there too
 run_checks coll_check 2 "$MR/coll_check" --counts 524291,2097169 --coll allreduce,reduce,allgather,alltoall
 PLX_DIRECT_PIECE=4K run_checks coll_check 2 "$MR/coll_check" --counts 786433 --coll allreduce,reduce
 # buffers put on huge pages on their first call (PLX_DIRECT_THP=1, lib/coll/direct_thp.c)
 PLX_DIRECT_THP=1 run_checks coll_check 2 "$MR/coll_check" --counts 262147,2097169 --coll allreduce,reduce,reduce_scatter,bcast,allgather,alltoall
 PLX_DIRECT_THP=1 run_checks coll_check 3 "$MR/coll_check" --counts 699053 --coll allreduce,reduce_scatter,bcast,allgather,alltoall
+# ... also the 2 MiB pages at a buffer's ends that reach into mapped, untouched
+# memory (plx_perf's malloc'd buffers, larger than the sizes run): checked
+# results of allgather and alltoall on them at odd counts, out of place and in place
+perf_checks() {
+    local log=$tmp/last.log
+    echo "+ PLX_TUNE=... PLX_DIRECT_THP=1 $RUN -n 2 --timeout 300 plx_perf $*"
+    if PLX_DIRECT_THP=1 "$RUN" -n 2 --timeout 300 "$top_builddir/perf/plx_perf" "$@" >"$log" 2>&1 &&
+       grep -q 'all results correct' "$log"; then
+        echo "  ok: plx_perf $*"
+    else
+        cat "$log"
+        fail "plx_perf $* (PLX_DIRECT_THP=1): wrong results or exit status"
+    fi
+}
+for c in allgather alltoall; do
+    perf_checks --coll "$c" -b 4194312 -e 33554432 -f 4 -c 3 -n 3 -w 1
+    perf_checks --coll "$c" -b 4194312 -e 33554432 -f 4 -c 3 -n 3 -w 1 --in-place
+done
 # refused VAR VALUE PATTERN: plx_init fails with VAR=VALUE, its message matching PATTERN
 refused() {
     if env "$1=$2" "$RUN" -n 1 --timeout 60 "$MR/coll_check" --quick >"$tmp/bad.log" 2>&1 ||
