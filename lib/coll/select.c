@@ -121,8 +121,8 @@
  * outnumbering the cores hold them (the non-roots copy into / out of a slot
  * and leave, nobody waits for a descheduled rank; the direct rows and
  * binomial / reduce_scatter_gather / linear wait for every member): reduce
- * 64-256 KiB 0.50-0.65x the time at 4 ranks, 32-256 KiB 0.11-0.57x at 3
- * and 0.14-0.48x at 5; scatter 0.57-0.78x, by q1 and median over 8
+ * 64-256 KiB 0.45-0.65x the time at 4 ranks, 0.37-0.67x at 3 and
+ * 0.32-0.58x at 5; scatter 0.52-0.78x, by q1 and median over 8
  * interleaved launches (perf/RESULTS.md "Issue 11: 4 ranks on 2 cores, the
  * thin cells", session s12b).  The 3- and 5-rank reduce rows start at 34
  * KiB, above what the 32 KiB windows of a node with a core per rank hold,
