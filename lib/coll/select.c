@@ -115,11 +115,23 @@
  * time by q1, 6 interleaved launches; 5 ranks 52 KiB blocks 0.32x).
  * Scatter of 4-32 KiB blocks at 4-5 ranks: linear, not binomial (0.19-0.64x;
  * binomial forwards each subtree's blocks through ranks that wait their
- * turn for a core; 1-3 KiB blocks were mixed, so they keep binomial). */
+ * turn for a core; 1-3 KiB blocks were mixed, so they keep binomial).
+ * Reduce up to 256 KiB and scatter of 33-64 KiB blocks (85 KiB at 3
+ * ranks) at 3-5 ranks: shm_slots where the 256 KiB windows of 3-5 ranks
+ * outnumbering the cores hold them (the non-roots copy into / out of a slot
+ * and leave, nobody waits for a descheduled rank; the direct rows and
+ * binomial / reduce_scatter_gather / linear wait for every member): reduce
+ * 64-256 KiB 0.45-0.65x the time at 4 ranks, 0.37-0.67x at 3 and
+ * 0.32-0.58x at 5; scatter 0.52-0.78x, by q1 and median over 8
+ * interleaved launches (perf/RESULTS.md "Issue 11: 4 ranks on 2 cores, the
+ * thin cells", session s12b).  The 3- and 5-rank reduce rows start at 34
+ * KiB, above what the 32 KiB windows of a node with a core per rank hold,
+ * where they are not measured; scatter's 5-rank 13-26 KiB blocks were
+ * 1.8-2.8x slower than linear, so its rows start at 33 KiB blocks. */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
     "bcast:0-33K/2-2@shm_slots,64K-513K/3-5@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
-    "reduce:0-33K/2-2@shm_slots,16K-33K/4-4@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather,0-inf@ordered;"
+    "reduce:0-33K/2-2@shm_slots,16K-257K/4-4@shm_slots,34K-257K/3-3@shm_slots,34K-257K/5-5@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather,0-inf@ordered;"
     "allreduce:0-32K@shm_slots,64K-128K/1-1@direct,64K-128K/3-3@direct,64K-128K/5-inf@direct,128K-inf@direct,"
     "0-inf@hier,65537-128K/2-2@recursive_doubling,0-16K@recursive_doubling,16K-inf@ring,0-inf@recursive_doubling;"
     "allgather:0-32K@shm_slots,32K-64K/4-4@direct,64K-inf@direct,0-inf@hier,0-32K@bruck,32K-inf@ring;"
@@ -127,7 +139,7 @@ static const char DEFAULT_TUNE[] =
     "alltoall:0-16K/2-2@shm_slots,0-85K/3-3@shm_slots,4K-32K/4-4@shm_slots,4K-64K/5-5@shm_slots,64K-inf/2-2@direct,32K-inf/4-4@direct,64K-inf/5-5@direct,85K-inf/3-3@direct,0-4K@linear,4K-inf@pairwise;"
     "gather:4097-64K/2-2@shm_slots,8K-129K/3-5@shm_slots,129K-257K/3-3@shm_slots,129K-257K/5-5@shm_slots,"
     "256K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
-    "scatter:1K-32K/2-2@shm_slots,256K-inf/2-2@direct,64K-inf/4-4@direct,85K-inf/3-3@direct,4K-32K/4-5@linear,0-32K@binomial,32K-inf@linear;"
+    "scatter:1K-32K/2-2@shm_slots,33K-65K/4-5@shm_slots,33K-86K/3-3@shm_slots,256K-inf/2-2@direct,64K-inf/4-4@direct,85K-inf/3-3@direct,4K-32K/4-5@linear,0-32K@binomial,32K-inf@linear;"
     /* issue 14; the last range of reduce/allreduce/reduce_scatter is the
      * rank-ordered fallback a non-commutative user op falls through to.
      * The node-local v-forms (node_slots_v.c, node_direct_v.c): alltoallv,

@@ -22,6 +22,8 @@
 #      and out of place; and with no area (every read a CMA read) at 2 ranks;
 #      reduce_scatter likewise (staged at 2 ranks only), nonblocking and with
 #      a progress thread;
+#   2c. the 3-5-rank shm_slots rows of reduce and scatter (defaults, and
+#      shm_slots forced at 1-5 ranks; odd counts, in place);
 #   3. with PLX_SHM_CMA=0 (single-copy reads refused): coll_check at 2 and
 #      3 ranks must pass and the log must show another algorithm ran (the
 #      next rule, whose large messages go through the shm staging area);
@@ -190,6 +192,27 @@ PLX_PROGRESS=thread PLX_DIRECT_STAGE_RS=0 PLX_SHM_DIRECT_STAGE=64M run_checks co
 refused PLX_SHM_DIRECT_STAGE 1G "PLX_SHM_DIRECT_STAGE"
 refused PLX_DIRECT_STAGE_RS 1G "PLX_DIRECT_STAGE_RS='1G' is not a byte count in \\[0, 256M\\]"
 
+# ---- 2c: the shm_slots rows of reduce (up to 256 KiB) and scatter (33-64
+# KiB blocks, 85 KiB at 3 ranks) at 3-5 ranks (lib/coll/select.c; the 256
+# KiB windows of 3-5 ranks outnumbering the cores): the defaults, counts whose
+# bytes land in the rows and beside them (per datatype), in place and out of
+# place, every root (the log must show shm_slots for both: at 3 and 5 ranks
+# only these rows have it); then shm_slots forced at 1-5 ranks (the next rule
+# where it does not fit)
+for n in 3 4 5; do
+    PLX_TUNE= PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --coll reduce,scatter \
+        --counts 7,8447,12007,16381,32771,50021,65535
+    # (an algorithm's first use is logged, at whichever count came first)
+    grep -q "reduce of [0-9]* bytes on $n ranks: algorithm shm_slots" "$tmp/last.log" ||
+        fail "coll_check at $n ranks: no reduce ran shm_slots"
+    grep -q "scatter of [0-9]* bytes on $n ranks: algorithm shm_slots" "$tmp/last.log" ||
+        fail "coll_check at $n ranks: no scatter ran shm_slots"
+done
+for n in 1 2 3 4 5; do
+    PLX_TUNE="reduce:0-inf@shm_slots;scatter:0-inf@shm_slots" run_checks coll_check "$n" "$MR/coll_check" \
+        --coll reduce,scatter --counts 0,1,7,1000,8447,50021,65521
+done
+
 # ---- 3: single-copy reads refused ---------------------------------------------
 for n in 2 3; do
     PLX_SHM_CMA=0 PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --counts 0,1,7,1000,100003 \
@@ -203,13 +226,14 @@ done
 
 # ---- 4: a peer killed mid-transfer ---------------------------------------------
 # run_kill N CMA COLL VICTIM ROOT [COUNT]
-# (STAGE=SIZE in the environment: PLX_SHM_DIRECT_STAGE=SIZE)
+# (STAGE=SIZE in the environment: PLX_SHM_DIRECT_STAGE=SIZE; TUNE=RULES:
+# PLX_TUNE=RULES instead of the forced direct rules, TUNE= the defaults)
 run_kill() {
     local n=$1 cma=$2 coll=$3 victim=$4 root=$5 count=${6:-1048576}
     local log=$tmp/kill.log t0 t1 rc
-    echo "+ ${STAGE:+PLX_SHM_DIRECT_STAGE=$STAGE }PLX_SHM_CMA=$cma PLX_TIMEOUT=60 $RUN -n $n --timeout 120 $MR/direct_kill_check --coll $coll --victim $victim --root $root --count $count"
+    echo "+ ${TUNE+PLX_TUNE=$TUNE }${STAGE:+PLX_SHM_DIRECT_STAGE=$STAGE }PLX_SHM_CMA=$cma PLX_TIMEOUT=60 $RUN -n $n --timeout 120 $MR/direct_kill_check --coll $coll --victim $victim --root $root --count $count"
     t0=$(date +%s.%N)
-    env ${STAGE:+PLX_SHM_DIRECT_STAGE=$STAGE} PLX_SHM_CMA="$cma" PLX_TIMEOUT=60 PLX_LOG=none \
+    env ${TUNE+"PLX_TUNE=$TUNE"} ${STAGE:+PLX_SHM_DIRECT_STAGE=$STAGE} PLX_SHM_CMA="$cma" PLX_TIMEOUT=60 PLX_LOG=none \
         "$RUN" -n "$n" --timeout 120 "$MR/direct_kill_check" \
         --coll "$coll" --victim "$victim" --root "$root" --count "$count" >"$log" 2>&1
     rc=$?
@@ -255,6 +279,15 @@ run_kill 3 auto alltoall 1 0 4096
 run_kill 5 auto alltoall 2 0 2048
 # reduce_scatter through shm_slots at 5 ranks (16 KiB blocks)
 run_kill 5 auto reduce_scatter 3 0 4096
+# the rows of reduce up to 256 KiB and scatter of 33-85 KiB blocks at 3-5
+# ranks through shm_slots (the defaults, so TUNE=; 200 KB, 64000- and
+# 80000-byte blocks): the root and a non-root
+TUNE= run_kill 4 auto reduce 0 0 50000
+TUNE= run_kill 4 auto reduce 2 0 50000
+TUNE= run_kill 4 auto scatter 0 0 16000
+TUNE= run_kill 4 auto scatter 3 0 16000
+TUNE= run_kill 5 auto reduce 3 0 50000
+TUNE= run_kill 3 auto scatter 1 0 20000
 
 # the node-local phases of a hierarchical allreduce (4 ranks as 2
 # simulated nodes, defaults: hier, whose node phases run direct from 64 KiB
