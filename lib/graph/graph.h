@@ -229,7 +229,7 @@ int graph_worker_done(plx_graph_t g, uint32_t v, int rc, int self);
 int graph_call_compute(plx_graph_t g, uint32_t v);
 /* Parse PLX_GRAPH_THREADS (0 and *n unset when absent); -1 if bad. */
 int graph_threads_env(int *n);
-/* More ranks on this node than cores this process may use (plx_graph_run naps, exec.c). */
+/* More ranks on this node than it has CPUs (plx_graph_run naps, exec.c). */
 int graph_ranks_outnumber_cores(plx_context_t ctx);
 
 #endif /* PLX_GRAPH_H */
