@@ -80,6 +80,8 @@
 #include <time.h>
 
 static int rank, size;
+static int trace;              /* --trace: per iteration and rank, where the time went */
+static double trace_sa, trace_sc;   /* --trace: this rank's halves of the last ideal pass */
 static plx_context_t ctx;
 static plx_comm_t world;
 
@@ -363,11 +365,11 @@ typedef struct lnode {
 
 /* --probe: a thread's scheduler counters (/proc): ns on a CPU, ns runnable
  * and waiting for one, voluntary and involuntary context switches. */
-typedef struct tstat { double run, wait; long vol, invol; } tstat_t;
+typedef struct tstat { double run, wait; long vol, invol, mig; int cpu; } tstat_t;
 
 static tstat_t thread_stat(long tid)
 {
-    tstat_t t = { 0, 0, 0, 0 };
+    tstat_t t = { 0, 0, 0, 0, 0, -1 };
     char path[96], line[256];
     snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
     FILE *f = fopen(path, "r");
@@ -384,6 +386,24 @@ static tstat_t thread_stat(long tid)
         while (fgets(line, sizeof line, f)) {
             sscanf(line, "voluntary_ctxt_switches: %ld", &t.vol);
             sscanf(line, "nonvoluntary_ctxt_switches: %ld", &t.invol);
+        }
+        fclose(f);
+    }
+    snprintf(path, sizeof path, "/proc/self/task/%ld/sched", tid);
+    if ((f = fopen(path, "r"))) {
+        while (fgets(line, sizeof line, f)) {
+            char *colon = strchr(line, ':');
+            if (colon && !strncmp(line, "se.nr_migrations", 16)) t.mig = atol(colon + 1);
+        }
+        fclose(f);
+    }
+    snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+    if ((f = fopen(path, "r"))) {
+        /* field 39, the CPU it last ran on; the name (field 2) ends at the last ')' */
+        if (fgets(line, sizeof line, f)) {
+            char *q = strrchr(line, ')');
+            for (int field = 2; q && field < 39; field++) q = strchr(q + 1, ' ');
+            if (q) t.cpu = atoi(q + 1);
         }
         fclose(f);
     }
@@ -528,6 +548,8 @@ static double ideal_pass(float **grad, const layer_t *layers, lnode_t *ln, int n
     for (int i = 0; i < nl; i++) c[i] = ln[i].t;
     bound = chain_bound(c, a, nl);
     TRY(plx_allreduce(&bound, asked, 1, PLX_FLOAT64, PLX_MAX, world));
+    trace_sa = sa;
+    trace_sc = sc;
     *sum_a = agree(sa);
     *sum_c = agree(sc);
     plx_barrier(world);
@@ -546,6 +568,44 @@ static double ideal_pass(float **grad, const layer_t *layers, lnode_t *ln, int n
     *free_t = agree((fa.end > me ? fa.end : me) - f0);
     ln[nl - 1].tid = tid;
     return worst;
+}
+
+/* --trace: one line per rank and timed iteration -- its own run, when its
+ * compute chain and its last allreduce ended (from the barrier's exit),
+ * how late its sleeps ended in all, the halves of its ideal pass, and
+ * what the scheduler did to its main thread and its worker. */
+static void trace_iter(plx_graph_t g, const lnode_t *ln, int nl, int it, const char *pol, double t0, double own,
+                       long mtid, long wtid, tstat_t m0, tstat_t m1, tstat_t w0, tstat_t w1)
+{
+    double chain_end = 0, last = 0, late = 0, late_max = 0;
+    int on_main = 0;
+    for (int i = 0; i < nl; i++) {
+        double cs, ce, as, ae;
+        TRY(plx_graph_node_times(g, 2 * i, &cs, &ce));
+        TRY(plx_graph_node_times(g, 2 * i + 1, &as, &ae));
+        if (ce > chain_end) chain_end = ce;
+        if (ae > last) last = ae;
+        double l = (ce - cs) - ln[i].t;
+        late += l;
+        if (l > late_max) late_max = l;
+        on_main += ln[i].tid == mtid;
+    }
+    double t00 = t0;
+    plx_bcast(&t00, 1, PLX_FLOAT64, 0, world);
+    for (int r = 0; r < size; r++) {
+        plx_barrier(world);
+        if (r != rank) continue;
+        printf("  trace it %d %-13s rank %d: run %.2f ms (start %+.0f us); chain ends %.2f (late %.2f ms, max %.0f us,"
+               " %d on main), allreduces end %.2f; ideal pass a %.2f c %.2f | main cpu %d->%d on %.2f wait %.2f"
+               " sw %ld/%ld mig %ld | worker cpu %d->%d on %.2f wait %.2f sw %ld/%ld mig %ld\n",
+               it, pol, rank, own * 1e3, (t0 - t00) * 1e6, (chain_end - t0) * 1e3, late * 1e3, late_max * 1e6,
+               on_main, (last - t0) * 1e3, trace_sa * 1e3, trace_sc * 1e3, m0.cpu, m1.cpu,
+               (m1.run - m0.run) * 1e3, (m1.wait - m0.wait) * 1e3, m1.vol - m0.vol, m1.invol - m0.invol,
+               m1.mig - m0.mig, w0.cpu, w1.cpu, (w1.run - w0.run) * 1e3, (w1.wait - w0.wait) * 1e3, w1.vol - w0.vol,
+               w1.invol - w0.invol, w1.mig - w0.mig);
+        fflush(stdout);
+    }
+    plx_barrier(world);
 }
 
 static void bench_overlap(const layer_t *layers, int nl, double scale, double layer_s, int iters,
@@ -579,7 +639,7 @@ static void bench_overlap(const layer_t *layers, int nl, double scale, double la
      * in the caches, as in the graph (median of 3 passes) */
     double tb[3];
     double *b2b_one = calloc((size_t)nl, sizeof *b2b_one);   /* the last pass, for --dump */
-    tstat_t bm0 = { 0, 0, 0, 0 }, bm1 = bm0;   /* --probe: the main thread in the last pass */
+    tstat_t bm0 = { 0, 0, 0, 0, 0, -1 }, bm1 = bm0;   /* --probe: the main thread in the last pass */
     for (int r = 0; r < 3; r++) {
         plx_barrier(world);
         if (r == 2 && probe) bm0 = thread_stat((long)syscall(SYS_gettid));
@@ -658,10 +718,27 @@ static void bench_overlap(const layer_t *layers, int nl, double scale, double la
             for (int p = 0; p < 3; p++) {
                 if (!strstr(policies, pn[p])) continue;
                 TRY(plx_graph_set_policy(g, pv[p]));
+                tstat_t m0 = { 0, 0, 0, 0, 0, -1 }, w0 = m0, m1 = m0, w1 = m0;
+                long mtid = 0, wtid = ln[nl - 1].tid;
+                if (trace) {
+                    TRY(plx_graph_set_timing(g, 1));
+                    mtid = (long)syscall(SYS_gettid);
+                }
                 plx_barrier(world);
+                if (trace) {
+                    m0 = thread_stat(mtid);
+                    if (wtid && wtid != mtid) w0 = thread_stat(wtid);
+                }
                 double t0 = now();
                 TRY(plx_graph_run(g));
-                tp[p][it] = agree(now() - t0);
+                double own = now() - t0;
+                tp[p][it] = agree(own);
+                if (trace) {
+                    m1 = thread_stat(mtid);
+                    if (wtid && wtid != mtid) w1 = thread_stat(wtid);
+                    trace_iter(g, ln, nl, it, pn[p], t0, own, mtid, wtid, m0, m1, w0, w1);
+                    TRY(plx_graph_set_timing(g, 0));
+                }
                 rq[p][it] = tp[p][it] / ik[it];
                 rm[p][it] = tp[p][it] / mx;
                 rf[p][it] = tp[p][it] / ifr[it];
@@ -829,6 +906,8 @@ static const char gb_usage[] =
     "  --gaps-policy POLICY     the policy --gaps, --dump and --probe look at (default comm_first)\n"
     "  --probe N                -m overlap: N more timed launches; per rank, the threads' scheduler\n"
     "                           counters and the allreduces' time in their turn against b2b\n"
+    "  --trace                  -m overlap: per timed iteration and rank, its run, chain and\n"
+    "                           allreduces' end, its sleeps' lateness, its threads' scheduler counters\n"
     "  -h, --help               this text\n";
 
 /* A whole number >= lo, or exit 2 naming the option. */
@@ -863,7 +942,7 @@ int main(int argc, char **argv)
     double tsec = 0.3, scale = 1.0, layer_s = 0;
     int sizes[16] = { 10, 100, 1000, 10000, 100000 }, nsizes = 5;
     enum { O_ROUNDS = 256, O_TIME, O_ITERS, O_SCALE, O_LAYERS, O_POLICIES, O_GAPS, O_DUMP, O_GAPS_POLICY,
-           O_COMPUTE, O_SIZES, O_LAYER_MS, O_PROBE };
+           O_COMPUTE, O_SIZES, O_LAYER_MS, O_PROBE, O_TRACE };
     static const struct option longopts[] = {
         { "mode", required_argument, NULL, 'm' }, { "rounds", required_argument, NULL, O_ROUNDS },
         { "time", required_argument, NULL, O_TIME }, { "iters", required_argument, NULL, O_ITERS },
@@ -872,6 +951,7 @@ int main(int argc, char **argv)
         { "dump", no_argument, NULL, O_DUMP }, { "gaps-policy", required_argument, NULL, O_GAPS_POLICY },
         { "compute", required_argument, NULL, O_COMPUTE }, { "sizes", required_argument, NULL, O_SIZES },
         { "layer-ms", required_argument, NULL, O_LAYER_MS }, { "probe", required_argument, NULL, O_PROBE },
+        { "trace", no_argument, NULL, O_TRACE },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 }
     };
@@ -895,6 +975,7 @@ int main(int argc, char **argv)
         case O_POLICIES: policies = optarg; break;
         case O_GAPS: gaps = 1; break;
         case O_PROBE: probe = gb_int("--probe", optarg, 0); break;
+        case O_TRACE: trace = 1; break;
         case O_DUMP: gaps = 2; break;
         case O_GAPS_POLICY:
             if (!strcmp(optarg, "fifo")) gaps_policy = 2;

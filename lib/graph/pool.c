@@ -77,20 +77,39 @@ int graph_threads_env(int *n)
     return plx_env_int("PLX_GRAPH_THREADS", n) < 0 ? -1 : 0;   /* lib/core/config.c: 1..1024 */
 }
 
+/* The cores this process may use and the ranks of its node. */
+static void node_share(plx_context_t ctx, int *cores, int *local)
+{
+    int c = 0;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) c = CPU_COUNT(&set);
+    if (c <= 0) c = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    *cores = c <= 0 ? 1 : c;
+    int l = 1;
+    if (ctx->node_of) {
+        l = 0;
+        for (int r = 0; r < ctx->size; r++) l += ctx->node_of[r] == ctx->node_of[ctx->rank];
+    }
+    *local = l > 0 ? l : 1;
+}
+
 static int default_threads(plx_context_t ctx)
 {
-    int cores = 0;
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) cores = CPU_COUNT(&set);
-    if (cores <= 0) cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores <= 0) cores = 1;
-    int local = 1;
-    if (ctx->node_of) {
-        local = 0;
-        for (int r = 0; r < ctx->size; r++) local += ctx->node_of[r] == ctx->node_of[ctx->rank];
-    }
-    int n = cores / (local > 0 ? local : 1);
+    int cores, local;
+    node_share(ctx, &cores, &local);
+    int n = cores / local;
     return n < 1 ? 1 : n > 64 ? 64 : n;
+}
+
+int graph_ranks_outnumber_cores(plx_context_t ctx)
+{
+    /* the node's CPUs, not this process's mask: a rank bound to one core
+     * of its own (plexusrun when the ranks fit) shares it with nobody, and
+     * nobody could be pulled there (lib/coll/node_direct.c counts alike) */
+    int cores, local;
+    node_share(ctx, &cores, &local);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 && local > online;
 }
 
 /* ---- the work list ------------------------------------------------------------ */
