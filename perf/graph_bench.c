@@ -575,7 +575,7 @@ static double ideal_pass(float **grad, const layer_t *layers, lnode_t *ln, int n
  * how late its sleeps ended in all, the halves of its ideal pass, and
  * what the scheduler did to its main thread and its worker. */
 static void trace_iter(plx_graph_t g, const lnode_t *ln, int nl, int it, const char *pol, double t0, double own,
-                       long mtid, long wtid, tstat_t m0, tstat_t m1, tstat_t w0, tstat_t w1)
+                       long mtid, tstat_t m0, tstat_t m1, tstat_t w0, tstat_t w1)
 {
     double chain_end = 0, last = 0, late = 0, late_max = 0;
     int on_main = 0;
@@ -736,7 +736,7 @@ static void bench_overlap(const layer_t *layers, int nl, double scale, double la
                 if (trace) {
                     m1 = thread_stat(mtid);
                     if (wtid && wtid != mtid) w1 = thread_stat(wtid);
-                    trace_iter(g, ln, nl, it, pn[p], t0, own, mtid, wtid, m0, m1, w0, w1);
+                    trace_iter(g, ln, nl, it, pn[p], t0, own, mtid, m0, m1, w0, w1);
                     TRY(plx_graph_set_timing(g, 0));
                 }
                 rq[p][it] = tp[p][it] / ik[it];

@@ -274,11 +274,16 @@ run_kill 4 auto bcast 0 0 50000
 run_kill 4 auto bcast 3 0 50000
 run_kill 4 auto bcast 1 0 50000
 # alltoall through shm_slots at 3 and 5 ranks (16 / 8 KiB blocks, the
-# default rows below direct)
-run_kill 3 auto alltoall 1 0 4096
-run_kill 5 auto alltoall 2 0 2048
+# default rows below direct; TUNE names it: PLX_TUNE of section 1 forces
+# direct everywhere)
+TUNE="alltoall:0-inf@shm_slots" run_kill 3 auto alltoall 1 0 4096
+TUNE="alltoall:0-inf@shm_slots" run_kill 5 auto alltoall 2 0 2048
 # reduce_scatter through shm_slots at 5 ranks (16 KiB blocks)
-run_kill 5 auto reduce_scatter 3 0 4096
+TUNE="reduce_scatter:0-inf@shm_slots" run_kill 5 auto reduce_scatter 3 0 4096
+# bcast through shm_slots at 4 ranks (200 KB: the default row with the
+# 256 KiB windows of ranks outnumbering cores): the root, a reader
+TUNE="bcast:0-inf@shm_slots" run_kill 4 auto bcast 0 0 50000
+TUNE="bcast:0-inf@shm_slots" run_kill 4 auto bcast 2 0 50000
 # the rows of reduce up to 256 KiB and scatter of 33-85 KiB blocks at 3-5
 # ranks through shm_slots (the defaults, so TUNE=; 200 KB, 64000- and
 # 80000-byte blocks): the root and a non-root
