@@ -884,6 +884,50 @@ static void body_dead_sender(rk_t *k)
     free(b);
 }
 
+/* A live sender whose large buffer is gone (a user error: unmapped before
+ * the send completed).  Rank 1's CMA read fails with EFAULT; the transport
+ * cannot tell that from a dying process until the exit shows, so it decides
+ * only after a grace period (2 s) -- and meanwhile its progress must go on
+ * for other peers: rank 2's ping-pong completes while the pull is pending
+ * (unless the ping-pong itself took a second, i.e. a loaded machine).  Then
+ * the receive fails with PLX_ERR_TRANSPORT and the sender is told. */
+static void body_bad_address(rk_t *k)
+{
+    size_t n = 2u << 20;
+    plx_tl_req_t r;
+    char ping[8] = "ping", pong[8] = { 0 };
+    if (k->rank == 0) {
+        unsigned char *b = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        CHECK(k, b != MAP_FAILED, "mmap");
+        fill(b, n, 3);
+        CHECK(k, k->ops->isend(k->tl, 1, 1, b, n, &r) == PLX_SUCCESS, "isend");
+        munmap(b, n);
+        barrier(k);
+        wait1(k, &r);
+        CHECK(k, r.done && r.status != PLX_SUCCESS, "send of an unmapped buffer: %d", (int)r.status);
+    } else if (k->rank == 2) {
+        barrier(k);
+        CHECK(k, recv_b(k, 1, 7, pong, sizeof pong, NULL) == PLX_SUCCESS, "go");
+        CHECK(k, send_b(k, 1, 8, ping, sizeof ping) == PLX_SUCCESS, "reply");
+    } else {
+        unsigned char *b = malloc(n);
+        barrier(k);   /* the RTS is in our ring */
+        CHECK(k, k->ops->irecv(k->tl, 0, 1, b, n, &r) == PLX_SUCCESS, "irecv");
+        drain_a_while(k);   /* matched, the read has failed at least once */
+        double t0 = now_s();
+        CHECK(k, send_b(k, 2, 7, ping, sizeof ping) == PLX_SUCCESS, "go");
+        CHECK(k, recv_b(k, 2, 8, pong, sizeof pong, NULL) == PLX_SUCCESS && !strcmp(pong, "ping"),
+              "reply");
+        double took = now_s() - t0;
+        CHECK(k, !r.done || took >= 1.0,
+              "the failing pull was decided before a %.3f s ping-pong: progress waited in it", took);
+        wait1(k, &r);
+        CHECK(k, r.done && r.status == PLX_ERR_TRANSPORT, "receive from an unmapped buffer: %d",
+              (int)r.status);
+        free(b);
+    }
+}
+
 /* Finalize with messages never received, receives never matched and
  * cancelled sends: nothing may leak (run under ASan) or hang. */
 static void body_leftovers(rk_t *k)
@@ -1138,6 +1182,8 @@ START_TEST(t_runtime_eperm)    { ck_assert_int_eq(run_job(2, NULL, body_runtime_
 END_TEST
 START_TEST(t_dead_sender)      { ck_assert_int_eq(run_job(2, NULL, body_dead_sender, env_quiet, 0), 0); }
 END_TEST
+START_TEST(t_bad_address)      { ck_assert_int_eq(run_job(3, NULL, body_bad_address, env_quiet, 0), 0); }
+END_TEST
 START_TEST(t_leftovers)       { ck_assert_int_eq(run_job(2, NULL, body_leftovers, NULL, 0), 0); }
 END_TEST
 START_TEST(t_init_boot_fails)
@@ -1246,7 +1292,7 @@ static Suite *shm_suite(void)
         { "staging", t_runtime_eperm }, { "staging", t_probe_refused },
         { "staging", t_probe_refused_forced }, { "staging", t_stage_peer_access },
         { "ranks", t_alltoall5 }, { "ranks", t_stage_alltoall5 }, { "ranks", t_peer_failed },
-        { "ranks", t_dead_sender },
+        { "ranks", t_dead_sender }, { "ranks", t_bad_address },
         { "ranks", t_multinode }, { "env", t_env_bad_values }, { "env", t_env_cma_forced },
         { "perf", t_perf },
     };

@@ -161,6 +161,7 @@ typedef struct shm_xfer {
     uint64_t off;             /* bytes moved so far */
     unsigned char *buf;       /* user buffer (send: source, recv: destination) */
     uint64_t buflen;          /* receiver's buffer length */
+    double fail_since;        /* receiver, CMA: when the read first failed (0: it did not) */
 } shm_xfer_t;
 
 typedef struct shm_xlist {

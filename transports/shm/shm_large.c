@@ -126,30 +126,49 @@ void shm_large_recv_start(shm_tl_t *t, int p, plx_tl_req_t *r, uint64_t tag, con
  * A process being killed loses its memory before its exit shows (pidfd,
  * kill(0)): the copy then fails with EFAULT, not ESRCH.  On a loaded node
  * the dying process may wait for a CPU to finish exiting (4 ranks on 2
- * cores: 50 ms was once too short), so wait for the exit to show, sleeping
- * (the CPU is what it needs), up to SHM_EXIT_SHOW_S or PLX_TIMEOUT if
- * shorter, before calling it a failure of the transport. */
+ * cores: 50 ms was once too short), so the failure is final only once the
+ * exit shows (PLX_ERR_PEER_FAILED) or SHM_EXIT_SHOW_S (PLX_TIMEOUT if
+ * shorter) has passed since the first failure (PLX_ERR_TRANSPORT: a live
+ * peer gave a bad address).  copy_verdict answers without waiting:
+ * PLX_SUCCESS means "not decided yet, try again later"; *since holds the
+ * time of the first failure (0: none yet). */
 #define SHM_EXIT_SHOW_S 2.0
-static plx_status_t copy_failure(shm_tl_t *t, int p, int e, const char *fn, size_t len,
-                                 uint64_t addr)
+static double mono_s(void)
 {
-    shm_peer_t *pe = &t->peers[p];
-    if (e == ESRCH) return PLX_ERR_PEER_FAILED;
-    double limit = t->timeout_s > 0 && t->timeout_s < SHM_EXIT_SHOW_S ? t->timeout_s
-                                                                       : SHM_EXIT_SHOW_S;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    double t0 = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec, waited = 0;
-    while (waited <= limit) {
-        if (shm_peer_status(t, pe->world) == PLX_ERR_PEER_FAILED) return PLX_ERR_PEER_FAILED;
-        struct timespec ms = { 0, 1000000 };
-        nanosleep(&ms, NULL);
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        waited = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec - t0;
-    }
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+static plx_status_t copy_verdict(shm_tl_t *t, int p, int e, const char *fn, size_t len,
+                                 uint64_t addr, double *since)
+{
+    shm_peer_t *pe = &t->peers[p];
+    if (e == ESRCH || shm_peer_status(t, pe->world) == PLX_ERR_PEER_FAILED)
+        return PLX_ERR_PEER_FAILED;
+    double limit = t->timeout_s > 0 && t->timeout_s < SHM_EXIT_SHOW_S ? t->timeout_s
+                                                                       : SHM_EXIT_SHOW_S;
+    double now = mono_s();
+    if (*since == 0) *since = now;
+    if (now - *since <= limit) return PLX_SUCCESS;
     plx_warn("shm: %s of %zu bytes at 0x%" PRIx64 " of rank %d failed: %s", fn, len, addr,
              pe->world, strerror(e));
     return PLX_ERR_TRANSPORT;
+}
+
+/* The same, for a caller that must have the answer now (peer_copy: the
+ * core's direct collectives read in one call): sleep-wait for the verdict,
+ * giving the dying process the CPU it needs. */
+static plx_status_t copy_failure(shm_tl_t *t, int p, int e, const char *fn, size_t len,
+                                 uint64_t addr)
+{
+    double since = 0;
+    plx_status_t st;
+    while ((st = copy_verdict(t, p, e, fn, len, addr, &since)) == PLX_SUCCESS) {
+        struct timespec ms = { 0, 1000000 };
+        nanosleep(&ms, NULL);
+    }
+    return st;
 }
 
 /* One step of a CMA pull.  Returns 1 if something moved or finished. */
@@ -173,6 +192,7 @@ static int pull_step(shm_tl_t *t, shm_xfer_t *x)
         got = process_vm_readv(pe->pid, &l, 1, &r, 1, 0);
     }
     if (got > 0) {   /* partial reads just continue next time */
+        x->fail_since = 0;
         x->off += (uint64_t)got;
         if (x->off == x->want) recv_done(t, x, PLX_SUCCESS, 1);
         return 1;
@@ -191,8 +211,11 @@ static int pull_step(shm_tl_t *t, shm_xfer_t *x)
         to_staging(t, x);
         return 1;
     default: {
-        plx_status_t st = copy_failure(t, x->peer, e, "process_vm_readv", (size_t)n,
-                                       x->raddr + x->off);
+        /* not decided yet: retry on a later pass; progress goes on for the
+         * other transfers meanwhile (never a wait inside progress) */
+        plx_status_t st = copy_verdict(t, x->peer, e, "process_vm_readv", (size_t)n,
+                                       x->raddr + x->off, &x->fail_since);
+        if (st == PLX_SUCCESS) return 0;
         if (st == PLX_ERR_PEER_FAILED)
             plx_warn("shm: rank %d is gone during a large receive", pe->world);
         recv_done(t, x, st, st != PLX_ERR_PEER_FAILED);
