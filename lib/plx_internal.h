@@ -72,7 +72,6 @@ struct plx_context {
     char job_id[32];
     int nnodes;
     int *node_of;              /* node index of each world rank */
-    int oversub;               /* this node's ranks outnumber its online CPUs (plx_backoff_*) */
     plx_config_t cfg;
     struct plx_select *select;
     int direct_stage_busy;     /* this rank's direct staging area holds a collective's input
@@ -278,29 +277,16 @@ static inline double plx_now(void)
 
 /* Spin briefly, then sched_yield, then sleep: with more ranks than cores a
  * pure spin is ~1000x slower (MACHINE-NOTES), and an idle wait must not burn
- * a core.  Start a wait with plx_backoff_init(), call plx_backoff_idle()
- * after a poll that found nothing, and plx_backoff_reset() after one that
- * did.  Where the node's ranks outnumber its CPUs (ctx->oversub) every
- * yield is timed: one that ran nobody else means the waiter spins alone on
- * its CPU, and after a while of that it naps (plx_backoff_yield). */
+ * a core.  Call plx_backoff_idle() after a poll that found nothing, and
+ * plx_backoff_reset() after one that did. */
 typedef struct plx_backoff {
     unsigned idle_polls;
     int sleeping;
-    int oversub;               /* ctx->oversub at plx_backoff_init: time the yields */
     double idle_since;
-    double lone_since;         /* the yields have run nobody else since then (0: not) */
 } plx_backoff_t;
 
-void plx_backoff_init(plx_backoff_t *b, plx_context_t ctx);
 void plx_backoff_reset(plx_backoff_t *b);
 void plx_backoff_idle(plx_backoff_t *b);
-/* One yield of the back-off (napping when it found the CPU empty for a
- * while; plain sched_yield unless oversub), without the spin or sleep
- * phases: for loops with their own policy (plx_graph_run, the direct
- * waits' yield window). */
-void plx_backoff_yield(plx_backoff_t *b);
-/* still in the back-off's pure polls (before its first yield) */
-int plx_backoff_spinning(const plx_backoff_t *b);
 
 /* ---- internal collectives used by the core itself (comm split/dup) ------ */
 plx_status_t plx_coll_allgather_bytes(plx_comm_t comm, const void *mine, void *all, size_t len);

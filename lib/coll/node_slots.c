@@ -207,7 +207,7 @@ int plx_slots_drain(plx_comm_t comm, double timeout_s)
     if (last == comm->slots_seq_base) return 0;
     /* every member stores done = s after its last read of anyone's window */
     plx_backoff_t b;
-    plx_backoff_init(&b, comm->ctx);
+    plx_backoff_reset(&b);
     double deadline = plx_now() + timeout_s;
     for (int m = 0; m < ns->n; m++) {
         while (m != ns->me && __atomic_load_n(done_of(ns->win[m]), __ATOMIC_ACQUIRE) < last) {

@@ -1,8 +1,7 @@
 /*
  * lib/engine/context.c — the context: plx_init / plx_finalize, which transport
  * serves each peer, point-to-point dispatch, polling every transport, and
- * the spin-then-yield-then-sleep backoff of every wait loop (its yields
- * timed where the node's ranks outnumber its CPUs).
+ * the spin-then-yield-then-sleep backoff of every wait loop.
  *
  * Start-up order: settings (PLX_*), bootstrap (plexusrun's rendezvous or
  * the env interface, PMIx, PMI; a process started alone is a 1-rank job),
@@ -107,13 +106,6 @@ static plx_status_t discover_nodes(plx_context_t ctx)
         ctx->node_of[r] = found >= 0 ? found : ctx->nnodes++;
     }
     free(all);
-    /* the node's online CPUs, not this process's mask: a rank bound to one
-     * core of its own (plexusrun when the ranks fit) shares it with nobody,
-     * and nobody could be pulled there (lib/coll/node_direct.c counts alike) */
-    int local = 0;
-    for (int r = 0; r < ctx->size; r++) local += ctx->node_of[r] == ctx->node_of[ctx->rank];
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    ctx->oversub = online > 0 && local > online;
     plx_log_show_host(ctx->nnodes > 1);    /* log lines say where each rank runs */
     /* PLX_LOCAL_RANK/SIZE for later code and children, under any launcher */
     plx_local_rank_publish(ctx->node_of, ctx->size, ctx->rank);
@@ -495,56 +487,10 @@ plx_status_t plx_peer_status(plx_context_t ctx, int world_rank)
 #define BACKOFF_YIELD_S     2e-3      /* then sched_yield until idle this long */
 #define BACKOFF_SLEEP_NS    20000     /* then sleep 20 us per poll: an idle wait costs ~nothing */
 
-void plx_backoff_init(plx_backoff_t *b, plx_context_t ctx)
-{
-    b->oversub = ctx->oversub;
-    plx_backoff_reset(b);
-}
-
 void plx_backoff_reset(plx_backoff_t *b)
 {
     b->idle_polls = 0;
     b->sleeping = 0;
-    b->lone_since = 0;
-}
-
-int plx_backoff_spinning(const plx_backoff_t *b)
-{
-    return b->idle_polls < BACKOFF_SPIN_POLLS;
-}
-
-/* A yield that comes back at once found nobody else runnable on this
- * CPU: the waiter spins alone while the ranks it waits for queue on the
- * other CPU(s) (4 ranks on 2 CPUs, unbound: 3:1 placements of the engine
- * threads in a third of graph_bench's runs, the communication then at the
- * speed of the crowded CPU).  The kernel does not move one of them here
- * while this CPU stays busy.  After LONE_S of such yields, nap LONE_NAP_S,
- * leaving the CPU idle: the scheduler's idle balancing pulls a waiting
- * rank over (perf/RESULTS.md, sessions s12c, s13a).  Yields that do switch
- * are left alone: they are what makes a crowded CPU's waits short. */
-#define LONE_YIELD_SWITCHED_S 5e-6   /* a yield this long ran another thread */
-#define LONE_S 100e-6
-#define LONE_NAP_S 50e-6
-void plx_backoff_yield(plx_backoff_t *b)
-{
-    if (!b->oversub) {
-        sched_yield();
-        return;
-    }
-    double t0 = plx_now();
-    sched_yield();
-    double t1 = plx_now();
-    if (t1 - t0 > LONE_YIELD_SWITCHED_S) {
-        b->lone_since = 0;
-        return;
-    }
-    if (b->lone_since == 0) {
-        b->lone_since = t1;
-    } else if (t1 - b->lone_since > LONE_S) {
-        struct timespec ts = { 0, (long)(LONE_NAP_S * 1e9) };
-        nanosleep(&ts, NULL);
-        b->lone_since = 0;
-    }
 }
 
 void plx_backoff_idle(plx_backoff_t *b)
@@ -560,7 +506,7 @@ void plx_backoff_idle(plx_backoff_t *b)
             b->idle_since = plx_now();
         else if ((b->idle_polls & 15) == 0 && plx_now() - b->idle_since > BACKOFF_YIELD_S)
             b->sleeping = 1;
-        plx_backoff_yield(b);
+        sched_yield();
         return;
     }
     struct timespec ts = { 0, BACKOFF_SLEEP_NS };

@@ -77,7 +77,7 @@ plx_status_t plx_engine_probe(plx_comm_t comm, int source, int tag, int block, i
     plx_context_t ctx = comm->ctx;
     plx_status_t st = PLX_SUCCESS;
     plx_backoff_t bo;
-    plx_backoff_init(&bo, ctx);
+    plx_backoff_reset(&bo);
     double start = 0, limit = ctx->cfg.timeout_s, next_check = 0;
     *found = 0;
     plx_ctx_lock(ctx);

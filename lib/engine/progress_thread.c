@@ -105,7 +105,7 @@ static void *progress_main(void *arg)
      * into ~70 us of latency on every message the thread waits for */
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     plx_backoff_t bo;
-    plx_backoff_init(&bo, ctx);
+    plx_backoff_reset(&bo);
     unsigned iter = 0;
     double idle_since = 0, nap_since = 0;
     lock_polling(ctx, 0);

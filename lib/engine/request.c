@@ -456,9 +456,7 @@ void plx_req_idle_step(int events, int nap, direct_sleep_t *ds, double *nap_sinc
     } else if (nap) {
         double now = plx_now();
         if (*nap_since == 0) *nap_since = now;
-        /* the yield napping when it finds the CPU empty: the window is
-         * for a rank on the same CPU to run, and none is there */
-        if (now - *nap_since < DIRECT_YIELD_S) plx_backoff_yield(bo);
+        if (now - *nap_since < DIRECT_YIELD_S) sched_yield();
         else plx_direct_sleep(ds, DIRECT_SLEEP_S);
     } else {
         *nap_since = 0;
@@ -469,7 +467,7 @@ void plx_req_idle_step(int events, int nap, direct_sleep_t *ds, double *nap_sinc
 static void engine_wait_loop(plx_context_t ctx, wait_pred_t pred, void *arg, struct plx_request *focus)
 {
     plx_backoff_t bo;
-    plx_backoff_init(&bo, ctx);
+    plx_backoff_reset(&bo);
     double nap_since = 0;   /* start of the current yield window of a direct wait */
     /* a node-local collective finishes by reading shared memory, not by a
      * transport event: look at it first, before polling every transport */

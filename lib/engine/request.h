@@ -137,8 +137,7 @@ int plx_req_nap_target(plx_context_t ctx, const struct plx_request *r, direct_sl
 /* After one engine pass (lock not held), the step every progress loop
  * takes: events > 0: start the back-off over; nap (plx_req_nap_target
  * said so, *ds): yield for a while from the first nap (*nap_since, 0: none
- * yet; plx_backoff_yield, so a yield that finds the CPU empty naps), then
- * sleep until the store, bounded; else back off. */
+ * yet), then sleep until the store, bounded; else back off. */
 void plx_req_idle_step(int events, int nap, direct_sleep_t *ds, double *nap_since, plx_backoff_t *bo);
 /* plx_wait with ctx->lock already held (the blocking calls). */
 plx_status_t plx_req_wait_locked(plx_request_t *req);

@@ -143,6 +143,7 @@ plx_status_t plx_graph_create(plx_context_t ctx, plx_graph_t *graph)
     g->inline_s = inl;
     g->window = window;
     g->ctx = ctx;
+    g->oversub = graph_ranks_outnumber_cores(ctx);
     g->policy = policy;
     g->failed_node = -1;
     if (pthread_mutex_init(&g->lk, NULL) != 0) {

@@ -599,6 +599,41 @@ plx_status_t plx_graph_launch(plx_graph_t g, plx_request_t *req)
     return launch("plx_graph_launch", g, req, 0);
 }
 
+/* One idle step of plx_graph_run while ranks outnumber cores.  A yield
+ * that comes back at once found nobody else runnable on this core: the
+ * waiter spins alone while the ranks it waits for queue on the other
+ * core(s).  The kernel does not move one of them here while this core
+ * stays busy (4 ranks on 2 cores: the engine threads sat 3:1 through a
+ * third of graph_bench's timed runs, the communication then at the speed
+ * of the crowded core, up to 20 ms more per 40 ms run;
+ * perf/RESULTS.md, session s12c).  After RUN_LONE_S of that, nap
+ * RUN_NAP_S, leaving the core idle: the scheduler's idle balancing pulls
+ * a waiting rank over. */
+#define RUN_YIELD_SWITCHED_S 5e-6   /* a yield this long ran another thread */
+#define RUN_LONE_S 100e-6
+#define RUN_NAP_S 50e-6
+static void run_idle_oversub(plx_backoff_t *bo, double *lone_since)
+{
+    if (bo->idle_polls < 64) {   /* the back-off's pure polls first */
+        plx_backoff_idle(bo);
+        return;
+    }
+    double t0 = plx_now();
+    sched_yield();
+    double t1 = plx_now();
+    if (t1 - t0 > RUN_YIELD_SWITCHED_S) {
+        *lone_since = 0;
+        return;
+    }
+    if (*lone_since == 0) {
+        *lone_since = t1;
+    } else if (t1 - *lone_since > RUN_LONE_S) {
+        struct timespec ts = { 0, (long)(RUN_NAP_S * 1e9) };
+        nanosleep(&ts, NULL);
+        *lone_since = 0;
+    }
+}
+
 /* Launch and wait, this thread running compute nodes when allowed (see
  * helper_ok) and driving the engine otherwise, like plx_wait's loop. */
 plx_status_t plx_graph_run(plx_graph_t g)
@@ -607,9 +642,10 @@ plx_status_t plx_graph_run(plx_graph_t g)
     PLX_CHECK(launch("plx_graph_run", g, &req, 1));
     plx_context_t ctx = g->ctx;
     plx_backoff_t bo;
-    plx_backoff_init(&bo, ctx);
+    plx_backoff_reset(&bo);
     unsigned iter = 0;
     uint64_t seen = 0;
+    double lone_since = 0;   /* this thread's yields found its core empty since then (0: not) */
     while (!plx_req_is_done(req)) {
         int work = 0;
         if (g->pool) {
@@ -632,17 +668,14 @@ plx_status_t plx_graph_run(plx_graph_t g)
             seen = c;
             work = 1;
         }
-        /* Ranks outnumbering cores: after the pure polls, yield with no
-         * sleep phase, the yields napping when they find the core empty
-         * (plx_backoff_yield): 4 ranks on 2 cores, the engine threads sat
-         * 3:1 through a third of graph_bench's timed runs, up to 20 ms more
-         * per 40 ms run (perf/RESULTS.md, session s12c). */
-        if (work)
+        if (work) {
             plx_backoff_reset(&bo);
-        else if (ctx->oversub && !plx_backoff_spinning(&bo))
-            plx_backoff_yield(&bo);
-        else
+            lone_since = 0;
+        } else if (g->oversub) {
+            run_idle_oversub(&bo, &lone_since);
+        } else {
             plx_backoff_idle(&bo);
+        }
     }
     plx_ctx_lock(ctx);
     plx_status_t st = plx_req_collect_locked(&req);

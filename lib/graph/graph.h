@@ -128,6 +128,7 @@ struct plx_graph {
     uint32_t defer_head, defer_tail;
     double inline_s;           /* PLX_GRAPH_INLINE_US: run nodes shorter than this inline (0: never) */
     uint32_t window;           /* PLX_GRAPH_COMM_WINDOW: collectives in flight per communicator */
+    int oversub;               /* ranks outnumber cores: plx_graph_run naps when its core is its own */
     double pass_left;          /* inline budget left in this engine pass */
     uint64_t launches;
     int measure;               /* this launch times its inline nodes */
@@ -228,5 +229,7 @@ int graph_worker_done(plx_graph_t g, uint32_t v, int rc, int self);
 int graph_call_compute(plx_graph_t g, uint32_t v);
 /* Parse PLX_GRAPH_THREADS (0 and *n unset when absent); -1 if bad. */
 int graph_threads_env(int *n);
+/* More ranks on this node than it has CPUs (plx_graph_run naps, exec.c). */
+int graph_ranks_outnumber_cores(plx_context_t ctx);
 
 #endif /* PLX_GRAPH_H */

@@ -101,6 +101,17 @@ static int default_threads(plx_context_t ctx)
     return n < 1 ? 1 : n > 64 ? 64 : n;
 }
 
+int graph_ranks_outnumber_cores(plx_context_t ctx)
+{
+    /* the node's CPUs, not this process's mask: a rank bound to one core
+     * of its own (plexusrun when the ranks fit) shares it with nobody, and
+     * nobody could be pulled there (lib/coll/node_direct.c counts alike) */
+    int cores, local;
+    node_share(ctx, &cores, &local);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 && local > online;
+}
+
 /* ---- the work list ------------------------------------------------------------ */
 static void work_remove(gpool_t *p, plx_graph_t g)
 {
