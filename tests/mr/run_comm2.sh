@@ -130,9 +130,9 @@ run_job group_timeout 2 0 PLX_TIMEOUT=1 -- --timeout 120 "$MR/comm2_check" --gro
     all_passed group_timeout 2
 run_job probe_dead 2 0 PLX_PROGRESS=caller -- --timeout 120 "$MR/comm2_check" --probe-dead &&
     all_passed probe_dead 1 2
-# 3 ranks (on a node with fewer CPUs: the back-off's yields are timed and
-# nap when they find the CPU empty, lib/engine/context.c): ranks 0 and 2
-# probe the rank that left, with and without the progress thread
+# 3 ranks (on a node with fewer CPUs: the probe's back-off yields and
+# sleeps rather than spins, lib/engine/context.c): ranks 0 and 2 probe the
+# rank that left, with and without the progress thread
 for m in caller thread; do
     run_job probe_dead3_$m 3 0 PLX_PROGRESS=$m -- --timeout 120 "$MR/comm2_check" --probe-dead &&
         all_passed probe_dead3_$m 2 3
