@@ -44,7 +44,7 @@
  *   --group-timeout  (2 ranks) rank 0 creates a group with rank 1, which
  *                    stays alive but never calls: with PLX_TIMEOUT=1 it
  *                    must return PLX_ERR_TIMEOUT;
- *   --probe-dead     (2 ranks) rank 1 exits while rank 0 probes for its
+ *   --probe-dead     (2+ ranks) rank 1 exits while the others probe for its
  *                    message: PLX_ERR_PEER_FAILED.
  */
 #include <plexus.h>
@@ -569,8 +569,8 @@ int main(int argc, char **argv)
         _exit(failures ? 1 : 0);   /* no finalize: rank 0's job is broken by the timeout */
     }
     if (argc >= 2 && !strcmp(argv[1], "--probe-dead")) {
-        /* 2 ranks: rank 1 leaves (status 0, so plexusrun lets rank 0 go on)
-         * while rank 0 probes for its message */
+        /* rank 1 leaves (status 0, so plexusrun lets the others go on)
+         * while they probe for its message */
         CHECK(plx_barrier(world) == PLX_SUCCESS, "barrier");
         if (rank == 1) _exit(0);
         plx_msg_info_t info;

@@ -13,7 +13,8 @@
 #      mpirun must exit 42;
 #   4. plx_probe bounded: PLX_TIMEOUT=1 and no message gives
 #      PLX_ERR_TIMEOUT; a probe of a rank that exits gives
-#      PLX_ERR_PEER_FAILED; plx_comm_create_group bounded: PLX_TIMEOUT=1 and
+#      PLX_ERR_PEER_FAILED (2 ranks; 3 ranks, both others probing, under
+#      PLX_PROGRESS=caller and =thread); plx_comm_create_group bounded: PLX_TIMEOUT=1 and
 #      a listed rank that never calls gives PLX_ERR_TIMEOUT.
 # Prints each command, its time and ok/FAIL; exits 0/1.
 #
@@ -129,6 +130,13 @@ run_job group_timeout 2 0 PLX_TIMEOUT=1 -- --timeout 120 "$MR/comm2_check" --gro
     all_passed group_timeout 2
 run_job probe_dead 2 0 PLX_PROGRESS=caller -- --timeout 120 "$MR/comm2_check" --probe-dead &&
     all_passed probe_dead 1 2
+# 3 ranks (on a node with fewer CPUs: the probe's back-off yields and
+# sleeps rather than spins, lib/engine/context.c): ranks 0 and 2 probe the
+# rank that left, with and without the progress thread
+for m in caller thread; do
+    run_job probe_dead3_$m 3 0 PLX_PROGRESS=$m -- --timeout 120 "$MR/comm2_check" --probe-dead &&
+        all_passed probe_dead3_$m 2 3
+done
 
 t_end=$(date +%s.%N)
 total=$(awk -v a="$t_start" -v b="$t_end" 'BEGIN { printf "%.1f", b - a }')
