@@ -25,14 +25,21 @@ once, so the both-at-once rates apply):
   pages) or the staged one (three copies through a shared stage, no
   system call; limits' stage_exch rows, where the file has them).
 
-Which inputs: the library puts buffers of 1 MiB or more on huge pages
-(PLX_DIRECT_THP), but only the 2 MiB pages it can collapse: a malloc'd
-buffer under 4 MiB (plx_perf's at 1 MiB) holds no whole one.  So the bound
-uses the 4 KiB-page figures where the buffer the peer reads is under 4 MiB
-and the huge-page ones from there (an upper bound: the ends of a malloc'd
-buffer stay on 4 KiB pages).  That buffer is the input, N bytes, except in
-allgather, whose input is the rank's block of N/2: so allgather takes the
-huge-page figures only from N = 8 MiB.
+Which inputs: the library puts buffers of 512 KiB or more on huge pages
+(PLX_DIRECT_THP, lib/coll/direct_thp.c), also the 2 MiB pages at their
+ends that reach into mapped memory the program never touched, as long as
+khugepaged could fill as much (its max_ptes_none, 511 of 512 pages by
+default) -- plx_perf's and mpi_bench's buffers, allocated at twice the
+largest size, are such (session s13c: before, an end page was collapsed
+only if its untouched part was at most half the buffer, which left the
+512 KiB-2 MiB inputs of allgather and alltoall at 1-4 MiB on 4 KiB pages,
+and this model took the 4 KiB figures below 4 MiB inputs).  So the bound
+uses the huge-page figures where the buffer the peer reads is 512 KiB or
+more and the 4 KiB ones below.  That buffer is the input, N bytes, except
+in allgather, whose input is the rank's block of N/2: so allgather takes
+the huge-page figures from N = 1 MiB.  (Only the first 2 MiB page of a
+mapping that begins inside one stays on 4 KiB pages: in plx_perf that is
+the start of the receive buffer, written locally, never pinned.)
 Both fractions are printed.  For allgather and alltoall the last column
 is Plexus against limits' mean exchange pass instead of its best one:
 plx_perf reports the mean of back-to-back calls, which pays every
@@ -43,7 +50,7 @@ process reading N while the other waits) is not among limits' figures.
 import csv
 import sys
 
-THP_FROM = 4 << 20
+THP_FROM = 512 << 10   # DIRECT_THP_FROM in lib/coll/node_direct.c
 
 
 def read_bytes(c, N):

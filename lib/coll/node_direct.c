@@ -147,7 +147,9 @@
  * block besides, half of it), and that area is free (one collective at a
  * time per rank, whatever the communicator), and, where a progress thread
  * runs, fits one piece (then staged whole before the header: see
- * stage_take), says so in its
+ * stage_take), and, in a 2-rank allgather or alltoall, whose input is not
+ * on huge pages (direct_thp.c: there the CMA read pins little and one
+ * read beats two copies), says so in its
  * header (staged) and copies that part into the area piece by piece
  * (DIRECT_STAGE_PIECE), storing the bytes staged so far after each piece
  * (release); its readers memcpy from the area what the counter covers
@@ -914,9 +916,10 @@ static int rclaim(direct_op_t *op, size_t piece, size_t *beg, size_t *len)
 
 /* Note one buffer of this collective for huge pages (direct_thp.c), when
  * it is large enough to pay the collapse back. */
-static void thp_buffer(direct_op_t *op, const void *p, size_t len)
+static int thp_buffer(direct_op_t *op, const void *p, size_t len)
 {
-    if (p && len >= DIRECT_THP_FROM) plx_thp_note(&op->nd->thp, p, len, op->comm->ctx->cfg.direct_thp);
+    return p && len >= DIRECT_THP_FROM &&
+           plx_thp_note(&op->nd->thp, p, len, op->comm->ctx->cfg.direct_thp);
 }
 
 /* The buffers that peers copy from or into with CMA (in: this rank's input
@@ -930,6 +933,7 @@ static void thp_buffers(direct_op_t *op, const void *in)
     const coll_args_t *a = &op->a;
     size_t N = op->bytes, nN = N * (size_t)op->nd->n;
     const void *out = coll_in_place(a->rbuf) ? NULL : a->rbuf;
+    op->in_huge = 0;
     switch (a->coll) {
     case PLX_COLL_ALLREDUCE:
         thp_buffer(op, in, N);
@@ -946,12 +950,12 @@ static void thp_buffers(direct_op_t *op, const void *in)
     case PLX_COLL_BCAST:
         thp_buffer(op, out, N);
         break;
-    case PLX_COLL_ALLGATHER:            /* one block in, n out */
-        if (!coll_in_place(a->sbuf)) thp_buffer(op, a->sbuf, N);
-        thp_buffer(op, out, nN);
+    case PLX_COLL_ALLGATHER:            /* one block in, n out (in place: in is in out) */
+        op->in_huge = !coll_in_place(a->sbuf) ? thp_buffer(op, a->sbuf, N) : 0;
+        if (thp_buffer(op, out, nN) && coll_in_place(a->sbuf)) op->in_huge = 1;
         break;
     case PLX_COLL_ALLTOALL:             /* n blocks each way (in place: in is scratch) */
-        thp_buffer(op, in, nN);
+        op->in_huge = thp_buffer(op, in, nN);
         thp_buffer(op, out, nN);
         break;
     default:
@@ -1009,6 +1013,12 @@ static void stage_take(direct_op_t *op)
      * steps against 0.72-0.92 with CMA) */
     if (ctx->pt.running && len > DIRECT_STAGE_PIECE) return;
     if (nd->n < 2 || len == 0 || len > cap || ctx->direct_stage_busy) return;
+    /* 2-rank allgather and alltoall: an input on huge pages costs the
+     * peer's CMA read little pinning, and that one read beats the owner's
+     * copy plus the reader's (plx_perf 1-4 MiB: 0.65-0.73x the staged time,
+     * perf/RESULTS.md, issue 11, session s13c).  Not measured at 3-5 ranks
+     * or for reduce_scatter: those stage as before. */
+    if (nd->n == 2 && op->in_huge) return;   /* (set for allgather and alltoall only) */
     ctx->direct_stage_busy = 1;
     op->stage = 1;
     op->st_len = len;
@@ -1082,6 +1092,7 @@ static int turn(direct_op_t *op)
     if (a->coll == PLX_COLL_SCATTER && nd->me != a->root) in = NULL;
     op->in = in;
     /* (before the header: nobody copies from or into these buffers yet) */
+    op->in_huge = 0;
     if (op->comm->ctx->cfg.direct_thp > 0) thp_buffers(op, in);
     unsigned char *w = nd->win[nd->me];
     direct_hdr_t *h = hdr_of(w);

@@ -51,6 +51,7 @@ typedef struct direct_op {
     int stage_wait;          /* work: the member whose staging this rank waits for, or -1 */
     size_t st_done, st_len;  /* bytes staged so far, to stage in all */
     size_t pend;             /* shared read: 1 + a claimed piece not staged yet, or 0 */
+    int in_huge;             /* turn: every 2 MiB page of the input peers read is a huge page */
 } direct_op_t;
 
 /* op->solo, the engine's word on the caller of plx_direct_advance:

@@ -5,7 +5,10 @@
  * run_direct.sh runs it with the single-copy ("direct") algorithms forced
  * through PLX_TUNE, and with PLX_SHM_CMA=0 (their fallback).
  *
- * `direct_kill_check --coll NAME [--victim V] [--root R] [--iters N] [--count C]`
+ * `direct_kill_check --coll NAME [--victim V] [--root R] [--iters N] [--count C] [--huge]`
+ * --huge: each buffer 2 MiB-aligned and touched whole to a 2 MiB multiple,
+ * so that PLX_DIRECT_THP can collapse all of it (a 2-rank allgather or
+ * alltoall then reads its peer's input with CMA instead of staging it).
  * NAME: allreduce, reduce_scatter, reduce, bcast, allgather, alltoall,
  * gather, scatter.  The victim forks before plx_init: the child becomes
  * the rank and the parent (which plexusrun watches) only waits for it, so
@@ -52,7 +55,7 @@ static plx_status_t run_one(const char *coll, float *in, float *out, size_t coun
 
 int main(int argc, char **argv)
 {
-    int victim = 1, iters = 200, root = 0;
+    int victim = 1, iters = 200, root = 0, huge = 0;
     size_t count = 1u << 20;
     const char *coll = NULL;
     for (int i = 1; i < argc; i++) {
@@ -61,9 +64,10 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--iters") && i + 1 < argc) iters = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--count") && i + 1 < argc) count = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--coll") && i + 1 < argc) coll = argv[++i];
+        else if (!strcmp(argv[i], "--huge")) huge = 1;
         else {
             fprintf(stderr, "usage: direct_kill_check --coll NAME [--victim V] [--root R] [--iters N] "
-                            "[--count C]\n");
+                            "[--count C] [--huge]\n");
             return 2;
         }
     }
@@ -101,7 +105,19 @@ int main(int argc, char **argv)
     plx_comm_rank(world, &me);
     plx_comm_size(world, &n);
     size_t total = count * (size_t)n;   /* room for every collective's largest buffer */
-    float *in = malloc(total * sizeof(float)), *out = malloc(total * sizeof(float));
+    float *in = NULL, *out = NULL;
+    if (huge) {
+        size_t thp = (size_t)2 << 20, len = (total * sizeof(float) + thp - 1) / thp * thp;
+        if (posix_memalign((void **)&in, thp, len) != 0 || posix_memalign((void **)&out, thp, len) != 0)
+            in = out = NULL;
+        else {
+            memset(in, 0, len);
+            memset(out, 0, len);
+        }
+    } else {
+        in = malloc(total * sizeof(float));
+        out = malloc(total * sizeof(float));
+    }
     if (!in || !out) {
         fprintf(stderr, "direct_kill_check: out of memory\n");
         return 1;

@@ -8,7 +8,8 @@
 #   2. coll_check with PLX_DIRECT_PIECE=4K (many pieces, prime counts) at
 #      3 ranks; 2 ranks at odd counts above 2 MiB (claimed pieces), allreduce with
 #      PLX_DIRECT_THP=1 (huge pages from the first call; also plx_perf's checked allgather and
-#      alltoall, whose buffers' end 2 MiB pages reach into untouched memory); PLX_DIRECT_PIECE=1K must fail plx_init;
+#      alltoall, whose buffers' end 2 MiB pages reach into untouched memory, at 4-32 MiB and at
+#      1-4 MiB, where an input collapsed whole is read with CMA, not staged); PLX_DIRECT_PIECE=1K must fail plx_init;
 #      coll_check --nb --quick at 3 ranks and nb_check at 3 ranks (many
 #      collectives in flight at once, completed in any order);
 #      direct_mismatch_check at 2 and 3 ranks (ranks disagreeing on count,
@@ -32,6 +33,7 @@
 #      for several collectives, victims and rank counts, with CMA and with
 #      PLX_SHM_CMA=0, staged allgather and alltoall (a reader waiting on a
 #      dead owner's staging counter; also the staged 2-rank reduce_scatter),
+#      2-rank allgather and alltoall on huge pages (read with CMA, not staged),
 #      and in the node-local phases of a hierarchical
 #      allreduce (2 simulated nodes, when built with UCX; victims 1 and 2,
 #      a node-mate and the other node's leader, and nothing of the job
@@ -130,6 +132,13 @@ for c in allgather alltoall; do
     perf_checks --coll "$c" -b 4194312 -e 33554432 -f 4 -c 3 -n 3 -w 1
     perf_checks --coll "$c" -b 4194312 -e 33554432 -f 4 -c 3 -n 3 -w 1 --in-place
 done
+# ... and at 1-4 MiB, where an input collapsed whole is read with CMA
+# instead of staged (2-rank allgather and alltoall, "Staged input"), in the
+# direct forced (PLX_TUNE, exported above)
+for c in allgather alltoall; do
+    perf_checks --coll "$c" -b 1048584 -e 4194304 -f 2 -c 3 -n 3 -w 1
+    perf_checks --coll "$c" -b 1048584 -e 4194304 -f 2 -c 3 -n 3 -w 1 --in-place
+done
 # refused VAR VALUE PATTERN: plx_init fails with VAR=VALUE, its message matching PATTERN
 refused() {
     if env "$1=$2" "$RUN" -n 1 --timeout 60 "$MR/coll_check" --quick >"$tmp/bad.log" 2>&1 ||
@@ -227,15 +236,17 @@ done
 # ---- 4: a peer killed mid-transfer ---------------------------------------------
 # run_kill N CMA COLL VICTIM ROOT [COUNT]
 # (STAGE=SIZE in the environment: PLX_SHM_DIRECT_STAGE=SIZE; TUNE=RULES:
-# PLX_TUNE=RULES instead of the forced direct rules, TUNE= the defaults)
+# PLX_TUNE=RULES instead of the forced direct rules, TUNE= the defaults;
+# HUGE=1: PLX_DIRECT_THP=1 and direct_kill_check --huge, buffers collapsed
+# whole on the first call)
 run_kill() {
     local n=$1 cma=$2 coll=$3 victim=$4 root=$5 count=${6:-1048576}
     local log=$tmp/kill.log t0 t1 rc
-    echo "+ ${TUNE+PLX_TUNE=$TUNE }${STAGE:+PLX_SHM_DIRECT_STAGE=$STAGE }PLX_SHM_CMA=$cma PLX_TIMEOUT=60 $RUN -n $n --timeout 120 $MR/direct_kill_check --coll $coll --victim $victim --root $root --count $count"
+    echo "+ ${TUNE+PLX_TUNE=$TUNE }${STAGE:+PLX_SHM_DIRECT_STAGE=$STAGE }${HUGE:+PLX_DIRECT_THP=1 }PLX_SHM_CMA=$cma PLX_TIMEOUT=60 $RUN -n $n --timeout 120 $MR/direct_kill_check --coll $coll --victim $victim --root $root --count $count${HUGE:+ --huge}"
     t0=$(date +%s.%N)
-    env ${TUNE+"PLX_TUNE=$TUNE"} ${STAGE:+PLX_SHM_DIRECT_STAGE=$STAGE} PLX_SHM_CMA="$cma" PLX_TIMEOUT=60 PLX_LOG=none \
+    env ${TUNE+"PLX_TUNE=$TUNE"} ${STAGE:+PLX_SHM_DIRECT_STAGE=$STAGE} ${HUGE:+PLX_DIRECT_THP=1} PLX_SHM_CMA="$cma" PLX_TIMEOUT=60 PLX_LOG=none \
         "$RUN" -n "$n" --timeout 120 "$MR/direct_kill_check" \
-        --coll "$coll" --victim "$victim" --root "$root" --count "$count" >"$log" 2>&1
+        --coll "$coll" --victim "$victim" --root "$root" --count "$count" ${HUGE:+--huge} >"$log" 2>&1
     rc=$?
     t1=$(date +%s.%N)
     local dt got
@@ -265,6 +276,10 @@ STAGE=64M run_kill 3 auto allgather 0 0
 STAGE=64M run_kill 2 auto alltoall 0 0
 STAGE=64M run_kill 4 auto alltoall 2 0
 STAGE=64M run_kill 5 auto allgather 4 0 100003
+# 2-rank allgather and alltoall with 512 KiB blocks on huge pages: read with
+# CMA instead of staged (lib/coll/node_direct.c, stage_take)
+HUGE=1 run_kill 2 auto allgather 1 0 131072
+HUGE=1 run_kill 2 auto alltoall 0 0 131072
 # staged reduce_scatter at 2 ranks (a reader waits on the dead owner's counter)
 STAGE=64M run_kill 2 auto reduce_scatter 0 0
 STAGE=64M run_kill 2 auto reduce_scatter 1 0
