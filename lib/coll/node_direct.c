@@ -1777,7 +1777,11 @@ int plx_direct_sleep_target(const direct_op_t *op, direct_sleep_t *t)
     t->ev = __atomic_load_n(t->event, __ATOMIC_SEQ_CST);
     t->word = go ? go_of(w) : op->phase == DIRECT_MEET ? &hdr_of(w)->seq : done_of(w);
     t->want = op->seq;
-    t->lone = nd->lone_sleep;
+    /* (not a scatter: its calls are short, each reader copies one block
+     * from the root, and no A/B showed it gaining from the early sleep;
+     * medians 1.06-1.15x the time at 1-2 MiB, 4 ranks, within its launch
+     * noise; perf/RESULTS.md, session s13b) */
+    t->lone = nd->lone_sleep && op->a.coll != PLX_COLL_SCATTER;
     /* (read after the event: a store between them shows here) */
     return __atomic_load_n(t->word, __ATOMIC_SEQ_CST) < t->want;
 }
