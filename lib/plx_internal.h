@@ -283,6 +283,7 @@ typedef struct plx_backoff {
     unsigned idle_polls;
     int sleeping;
     double idle_since;
+    double lone_since;   /* plx_req_idle_step: its yields found the core empty since then (0: not) */
 } plx_backoff_t;
 
 void plx_backoff_reset(plx_backoff_t *b);

@@ -45,7 +45,9 @@
  * Two waits per collective (meet, drain), whatever the rank count: each
  * costs a cache-line round trip, or a scheduler slice when ranks
  * outnumber cores.  Then a waiting rank yields for up to 1 ms (the
- * engine, lib/engine/request.c: its core stays busy and goes to a runnable rank)
+ * engine, lib/engine/request.c: its core stays busy and goes to a runnable rank;
+ * after 50 us of yields that ran nobody else, it sleeps at once, so that its
+ * idle core pulls a queued rank over)
  * and then sleeps on the futex word of the member it waits for
  * (plx_direct_sleep), which that member wakes after its store, instead of
  * a nanosleep round robin among the waiters.
@@ -215,6 +217,7 @@
 #include <time.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
+#include "direct_probe.h"
 
 #define DIRECT_CHANNEL0  16          /* windows 16.. are this file's (0..15: shm_slots) */
 #define DIRECT_DONE_OFF  256
@@ -337,6 +340,8 @@ struct node_direct {
     uint64_t local_done;
     int spin;                        /* a core for every member: waits may spin (spin_on) */
     int oversub;                     /* more ranks on this node than cores: waits sleep */
+    int lone_sleep;                  /* at least twice as many: a waiter alone on its core
+                                        sleeps early (lib/engine/request.c) */
     double work_s;                   /* this rank's work time in the last collective */
     int broken;
     plx_status_t broken_status;
@@ -550,6 +555,12 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
      * members: two 2-rank comms of a 4-rank node on 2 cores share them too */
     nd->spin = ncpu > 0 && local <= ncpu;
     nd->oversub = ncpu > 0 && local > ncpu;
+    /* with two ranks or more per core every core has company when they are
+     * spread evenly, so a waiter whose yields find its core empty sits on a
+     * core that a queued rank should have; with fewer (3 ranks on 2 cores)
+     * one rank is always alone, and sleeping early only cost wake-ups: 3
+     * ranks 1-4 MiB 1.06-1.23x the time (perf/RESULTS.md, session s13b) */
+    nd->lone_sleep = ncpu > 0 && local >= 2 * ncpu;
     /* A reused id finds its window holding an earlier comm's numbers: the
      * members agreed on a base above every number they ever wrote
      * (lib/api/comm.c), so no stale seq, done or failed mark passes for a new one. */
@@ -823,6 +834,7 @@ plx_status_t plx_direct_start(plx_comm_t comm, const coll_args_t *a, direct_op_t
     op->star = (a->coll == PLX_COLL_SCATTER || a->coll == PLX_COLL_GATHER) && op->nd->oversub &&
                op->nd->n > 2;
     if (star_bcast(op)) op->star = 1;
+    PROBE_START((int)a->coll, op->bytes, op->nd->n, op->nd->me);
     return PLX_SUCCESS;
 }
 
@@ -1382,7 +1394,9 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
     if (me != 0) {
         char *f = me == 1 && alias ? (char *)nd->tmp : acc;
         if ((first = staged_operand(op, sg, 0, at)) == NULL) {
+            double t_ = PROBE_T();
             PLX_CHECK(pull(op, 0, f, nd->addr[0][ADDR_IN] + at, l));
+            PROBE_ADD(rd, t_);
             first = f;
         }
     }
@@ -1390,9 +1404,12 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
         const void *x = own;
         if (m != me && (x = staged_operand(op, sg, m, at)) == NULL) {
             char *into = m == 1 && into_dst ? acc : (char *)nd->tmp;
+            double t_ = PROBE_T();
             PLX_CHECK(pull(op, m, into, nd->addr[m][ADDR_IN] + at, l));
+            PROBE_ADD(rd, t_);
             x = into;
         }
+        double ta_ = PROBE_T();
         if (m == n - 1 && a->op == PLX_AVG) {
             /* the last step of an average: each chunk divided while still in
              * L1, not in a second pass over the piece (same arithmetic; at
@@ -1412,11 +1429,17 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
         } else {
             plx_reduce_local(acc, x, cnt, a->dt, rop);
         }
+        PROBE_ADD(ar, ta_);
     }
     if (n == 1 && !alias) memcpy(d, own, l);
     if (acc != d) memcpy(d, acc, l);
     if (a->op == PLX_AVG && n == 1) plx_avg_finish(d, cnt, a->dt, n);
-    if (remote) return push(op, sg->peer, nd->addr[sg->peer][sg->which] + sg->woff + o, d, l);
+    if (remote) {
+        double t_ = PROBE_T();
+        plx_status_t st_ = push(op, sg->peer, nd->addr[sg->peer][sg->which] + sg->woff + o, d, l);
+        PROBE_ADD(wr, t_);
+        return st_;
+    }
     for (int k = 1; sg->fanout && k < n; k++) {   /* starting after me: spread the writers */
         int m = (me + k) % n;
         PLX_CHECK(push(op, m, nd->addr[m][sg->which] + sg->woff + o, d, l));
@@ -1553,6 +1576,7 @@ static int work(direct_op_t *op)
         memcpy(sg.dst + o, nd->stg[sg.peer] + pos, l);
         op->stage_wait = -1;
         op->off = o + l;
+        if (op->off >= sg.len) PROBE_SEG(op->seg);
         return 1;
     }
     if (sg.kind == SEG_REDUCE && nd->n == 2 && nd->staged[1 - nd->me]) {
@@ -1578,6 +1602,7 @@ static int work(direct_op_t *op)
         return -1;
     }
     op->off += l;
+    if (op->off >= sg.len) PROBE_SEG(op->seg);
     return 1;
 }
 
@@ -1656,6 +1681,7 @@ int plx_direct_advance(direct_op_t *op, int *moved)
 {
     struct node_direct *nd = op->nd;
     if (op->phase == DIRECT_DONE) return 1;
+    PROBE_CALL(0);
     if (op->v) {
         if (!plx_direct_v_advance(op, moved)) return 0;
         op->phase = DIRECT_DONE;
@@ -1704,6 +1730,7 @@ int plx_direct_advance(direct_op_t *op, int *moved)
         }
         op->spin_since = 0;
         op->work_since = plx_now();
+        PROBE_MEET();
         /* a mismatch skips the work: nobody reads anything */
         op->phase = op->status == PLX_SUCCESS ? DIRECT_WORK : DIRECT_DRAIN;
     }
@@ -1718,11 +1745,13 @@ int plx_direct_advance(direct_op_t *op, int *moved)
         else if (op->stage_wait >= 0 && nd->spin && op->solo) *moved = 1;
         if (op->phase == DIRECT_WORK) return 0;   /* one piece per call */
         nd->work_s = plx_now() - op->work_since;
+        PROBE_WORK();
     }
     if (op->phase == DIRECT_DRAIN) {
         if (drain(op)) *moved = 1;
         else if (spin_on(op)) *moved = 1;
     }
+    if (op->phase == DIRECT_DONE) PROBE_END();
     return op->phase == DIRECT_DONE;
 }
 
@@ -1759,6 +1788,11 @@ int plx_direct_sleep_target(const direct_op_t *op, direct_sleep_t *t)
     t->ev = __atomic_load_n(t->event, __ATOMIC_SEQ_CST);
     t->word = go ? go_of(w) : op->phase == DIRECT_MEET ? &hdr_of(w)->seq : done_of(w);
     t->want = op->seq;
+    /* (not a scatter: its calls are short, each reader copies one block
+     * from the root, and no A/B showed it gaining from the early sleep;
+     * medians 1.06-1.15x the time at 1-2 MiB, 4 ranks, within its launch
+     * noise; perf/RESULTS.md, session s13b) */
+    t->lone = nd->lone_sleep && op->a.coll != PLX_COLL_SCATTER;
     /* (read after the event: a store between them shows here) */
     return __atomic_load_n(t->word, __ATOMIC_SEQ_CST) < t->want;
 }

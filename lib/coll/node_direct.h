@@ -94,6 +94,8 @@ typedef struct direct_sleep {
     uint32_t ev;                     /* the event count seen before the last check */
     const uint64_t *word;            /* seq or done of that member ... */
     uint64_t want;                   /* ... reaching this ends the wait */
+    int lone;                        /* a rank alone on its core means an uneven placement
+                                        (lone_sleep in node_direct.c) */
 } direct_sleep_t;
 int plx_direct_sleep_target(const direct_op_t *op, direct_sleep_t *t);
 void plx_direct_sleep(direct_sleep_t *t, double max_s);

@@ -491,6 +491,7 @@ void plx_backoff_reset(plx_backoff_t *b)
 {
     b->idle_polls = 0;
     b->sleeping = 0;
+    b->lone_since = 0;
 }
 
 void plx_backoff_idle(plx_backoff_t *b)

@@ -441,6 +441,19 @@ typedef int (*wait_pred_t)(void *arg);
  * ranks on 2 cores, 256 KiB-1 MiB: 0.3-0.7x the time of sleeping at once,
  * 100 us-3 ms all alike (perf/RESULTS.md, issue 11, "yield, then sleep") */
 #define DIRECT_YIELD_S 1e-3
+/* ... unless the yields find the core empty: one that returns within
+ * DIRECT_YIELD_SWITCHED_S ran nobody else, so the waiter spins alone while
+ * the members it waits for queue on the other core(s), and the kernel does
+ * not move one of them here while this core stays busy.  After
+ * DIRECT_LONE_S of that, sleep at once: the idle core pulls a waiting rank
+ * over (only with two ranks or more per core, ds->lone: see lone_sleep in
+ * lib/coll/node_direct.c).  Four ranks on 2 cores: a quarter to a third of the calls of
+ * alltoall 4 MiB and reduce 2 MiB ran 3:1 (three ranks on one core, the
+ * fourth spinning alone on the other) at 1.3-2.0x the time of the 2:2
+ * calls; with this sleep 0.03-0.10 of them (perf/RESULTS.md, session s13b;
+ * plx_graph_run naps likewise, lib/graph/exec.c). */
+#define DIRECT_YIELD_SWITCHED_S 5e-6
+#define DIRECT_LONE_S 50e-6
 
 int plx_req_nap_target(plx_context_t ctx, const struct plx_request *r, direct_sleep_t *ds)
 {
@@ -456,8 +469,15 @@ void plx_req_idle_step(int events, int nap, direct_sleep_t *ds, double *nap_sinc
     } else if (nap) {
         double now = plx_now();
         if (*nap_since == 0) *nap_since = now;
-        if (now - *nap_since < DIRECT_YIELD_S) sched_yield();
-        else plx_direct_sleep(ds, DIRECT_SLEEP_S);
+        if (now - *nap_since < DIRECT_YIELD_S && !(bo->lone_since != 0 && now - bo->lone_since > DIRECT_LONE_S)) {
+            sched_yield();
+            double t1 = plx_now();
+            if (!ds->lone || t1 - now > DIRECT_YIELD_SWITCHED_S) bo->lone_since = 0;
+            else if (bo->lone_since == 0) bo->lone_since = t1;
+        } else {
+            plx_direct_sleep(ds, DIRECT_SLEEP_S);
+            bo->lone_since = 0;
+        }
     } else {
         *nap_since = 0;
         plx_backoff_idle(bo);

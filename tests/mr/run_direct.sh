@@ -269,6 +269,14 @@ run_kill 3 auto allgather 1 0
 run_kill 4 auto alltoall 3 0
 run_kill 3 auto reduce 2 1
 run_kill 3 0 allreduce 1 0
+# 4 ranks on 2 cores: a rank whose waits find its core empty sleeps on the
+# member's futex word after 50 us (lib/engine/request.c): the root of a
+# reduce and a member of an alltoall killed while the others sleep or read;
+# 5 ranks, alltoall of 256 KiB blocks
+run_kill 4 auto reduce 0 0
+run_kill 4 auto reduce 3 0
+run_kill 4 0 alltoall 1 0
+run_kill 5 auto alltoall 0 0 65536
 # staged input: 4 MiB blocks into a 64 MiB area; readers wait on the dead
 # owner's counter (or the owner waits on a dead reader's drain)
 STAGE=64M run_kill 2 auto allgather 1 0
