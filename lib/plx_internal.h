@@ -289,6 +289,17 @@ typedef struct plx_backoff {
 void plx_backoff_reset(plx_backoff_t *b);
 void plx_backoff_idle(plx_backoff_t *b);
 
+/* One sched_yield, timed.  A yield that comes back within 5 us ran nobody
+ * else: this thread spins alone on its core while the ranks it waits for
+ * queue on the other core(s), and the kernel does not move one of them
+ * here while this core stays busy.  Returns 1 (and clears *lone_since)
+ * once such yields have lasted more than lone_s: the caller should then
+ * sleep, leaving the core idle, so that the scheduler's idle balancing
+ * pulls a waiting rank over.  *lone_since: 0, or when the lone yields began.
+ * (plx_graph_run naps after 100 us, the direct waits sleep on a futex
+ * after 50 us: perf/RESULTS.md, sessions s12c and s13b.) */
+int plx_yield_alone(double *lone_since, double lone_s);
+
 /* ---- internal collectives used by the core itself (comm split/dup) ------ */
 plx_status_t plx_coll_allgather_bytes(plx_comm_t comm, const void *mine, void *all, size_t len);
 

@@ -494,6 +494,25 @@ void plx_backoff_reset(plx_backoff_t *b)
     b->lone_since = 0;
 }
 
+#define YIELD_SWITCHED_S 5e-6   /* a yield this long ran another thread */
+int plx_yield_alone(double *lone_since, double lone_s)
+{
+    double t0 = plx_now();
+    sched_yield();
+    double t1 = plx_now();
+    if (t1 - t0 > YIELD_SWITCHED_S) {
+        *lone_since = 0;
+        return 0;
+    }
+    if (*lone_since == 0) {
+        *lone_since = t1;
+    } else if (t1 - *lone_since > lone_s) {
+        *lone_since = 0;
+        return 1;
+    }
+    return 0;
+}
+
 void plx_backoff_idle(plx_backoff_t *b)
 {
     if (b->idle_polls++ < BACKOFF_SPIN_POLLS) {

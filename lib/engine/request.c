@@ -441,8 +441,8 @@ typedef int (*wait_pred_t)(void *arg);
  * ranks on 2 cores, 256 KiB-1 MiB: 0.3-0.7x the time of sleeping at once,
  * 100 us-3 ms all alike (perf/RESULTS.md, issue 11, "yield, then sleep") */
 #define DIRECT_YIELD_S 1e-3
-/* ... unless the yields find the core empty: one that returns within
- * DIRECT_YIELD_SWITCHED_S ran nobody else, so the waiter spins alone while
+/* ... unless the yields find the core empty (plx_yield_alone: one that
+ * returns within 5 us ran nobody else), so the waiter spins alone while
  * the members it waits for queue on the other core(s), and the kernel does
  * not move one of them here while this core stays busy.  After
  * DIRECT_LONE_S of that, sleep at once: the idle core pulls a waiting rank
@@ -452,7 +452,6 @@ typedef int (*wait_pred_t)(void *arg);
  * fourth spinning alone on the other) at 1.3-2.0x the time of the 2:2
  * calls; with this sleep 0.03-0.10 of them (perf/RESULTS.md, session s13b;
  * plx_graph_run naps likewise, lib/graph/exec.c). */
-#define DIRECT_YIELD_SWITCHED_S 5e-6
 #define DIRECT_LONE_S 50e-6
 
 int plx_req_nap_target(plx_context_t ctx, const struct plx_request *r, direct_sleep_t *ds)
@@ -469,12 +468,12 @@ void plx_req_idle_step(int events, int nap, direct_sleep_t *ds, double *nap_sinc
     } else if (nap) {
         double now = plx_now();
         if (*nap_since == 0) *nap_since = now;
-        if (now - *nap_since < DIRECT_YIELD_S && !(bo->lone_since != 0 && now - bo->lone_since > DIRECT_LONE_S)) {
-            sched_yield();
-            double t1 = plx_now();
-            if (!ds->lone || t1 - now > DIRECT_YIELD_SWITCHED_S) bo->lone_since = 0;
-            else if (bo->lone_since == 0) bo->lone_since = t1;
-        } else {
+        int alone = 0;
+        if (now - *nap_since < DIRECT_YIELD_S) {
+            if (ds->lone) alone = plx_yield_alone(&bo->lone_since, DIRECT_LONE_S);
+            else sched_yield();
+        }
+        if (now - *nap_since >= DIRECT_YIELD_S || alone) {
             plx_direct_sleep(ds, DIRECT_SLEEP_S);
             bo->lone_since = 0;
         }

@@ -599,17 +599,13 @@ plx_status_t plx_graph_launch(plx_graph_t g, plx_request_t *req)
     return launch("plx_graph_launch", g, req, 0);
 }
 
-/* One idle step of plx_graph_run while ranks outnumber cores.  A yield
- * that comes back at once found nobody else runnable on this core: the
- * waiter spins alone while the ranks it waits for queue on the other
- * core(s).  The kernel does not move one of them here while this core
- * stays busy (4 ranks on 2 cores: the engine threads sat 3:1 through a
+/* One idle step of plx_graph_run while ranks outnumber cores: after the
+ * back-off's pure polls, yields timed by plx_yield_alone; after RUN_LONE_S
+ * of yields alone on this core, nap RUN_NAP_S so that a waiting rank is
+ * pulled over (4 ranks on 2 cores: the engine threads sat 3:1 through a
  * third of graph_bench's timed runs, the communication then at the speed
- * of the crowded core, up to 20 ms more per 40 ms run;
- * perf/RESULTS.md, session s12c).  After RUN_LONE_S of that, nap
- * RUN_NAP_S, leaving the core idle: the scheduler's idle balancing pulls
- * a waiting rank over. */
-#define RUN_YIELD_SWITCHED_S 5e-6   /* a yield this long ran another thread */
+ * of the crowded core, up to 20 ms more per 40 ms run; perf/RESULTS.md,
+ * session s12c). */
 #define RUN_LONE_S 100e-6
 #define RUN_NAP_S 50e-6
 static void run_idle_oversub(plx_backoff_t *bo, double *lone_since)
@@ -618,19 +614,9 @@ static void run_idle_oversub(plx_backoff_t *bo, double *lone_since)
         plx_backoff_idle(bo);
         return;
     }
-    double t0 = plx_now();
-    sched_yield();
-    double t1 = plx_now();
-    if (t1 - t0 > RUN_YIELD_SWITCHED_S) {
-        *lone_since = 0;
-        return;
-    }
-    if (*lone_since == 0) {
-        *lone_since = t1;
-    } else if (t1 - *lone_since > RUN_LONE_S) {
+    if (plx_yield_alone(lone_since, RUN_LONE_S)) {
         struct timespec ts = { 0, (long)(RUN_NAP_S * 1e9) };
         nanosleep(&ts, NULL);
-        *lone_since = 0;
     }
 }
 
