@@ -149,9 +149,10 @@
  * block besides, half of it), and that area is free (one collective at a
  * time per rank, whatever the communicator), and, where a progress thread
  * runs, fits one piece (then staged whole before the header: see
- * stage_take), and, in a 2-rank allgather or alltoall, whose input is not
- * on huge pages (direct_thp.c: there the CMA read pins little and one
- * read beats two copies), says so in its
+ * stage_take), and whose input is not on huge pages where huge_read says
+ * so (2-rank allgather, alltoall and reduce_scatter, allgather at 3-4 and
+ * alltoall at 3-5 ranks; direct_thp.c: there the CMA read pins little and
+ * one read beats two copies), says so in its
  * header (staged) and copies that part into the area piece by piece
  * (DIRECT_STAGE_PIECE), storing the bytes staged so far after each piece
  * (release); its readers memcpy from the area what the counter covers
@@ -956,7 +957,7 @@ static void thp_buffers(direct_op_t *op, const void *in)
         if (op->nd->me == a->root && out != in) thp_buffer(op, out, N);
         break;
     case PLX_COLL_REDUCE_SCATTER:       /* n blocks in, one out (in place: the n blocks) */
-        thp_buffer(op, in, nN);
+        op->in_huge = thp_buffer(op, in, nN);
         if (!coll_in_place(a->sbuf)) thp_buffer(op, out, N);
         break;
     case PLX_COLL_BCAST:
@@ -1004,6 +1005,34 @@ static size_t stage_pos(const direct_op_t *op, int m)
     return (size_t)((m - 1 - op->nd->me + n) % n) * op->bytes;
 }
 
+/* Is op's input, on huge pages (op->in_huge), read by its peers with CMA
+ * instead of staged?  An input on huge pages costs a peer's CMA read
+ * little pinning, and that one read beats the owner's copy plus the
+ * reader's; with more ranks than cores it also needs no owner to be
+ * scheduled, where a staged read waits for the owner's copy.  Only where
+ * measured faster (plx_perf, interleaved A/Bs against staging, q1 and
+ * median of 8-10 launches per arm in each):
+ * - 2-rank allgather and alltoall, 512 KiB-4 MiB: 0.60-0.91x the staged
+ *   time (perf/RESULTS.md, issue 11, session s13c);
+ * - allgather at 3 and 4 ranks (2 and 4 MiB: the sizes whose block is
+ *   512 KiB or more): 0.71-0.93x, one median 1.05 at 4 ranks 4 MiB;
+ *   alltoall at 3-5 ranks (1 MiB, and 512 KiB at 4 ranks when the input
+ *   happens to be collapsed whole): 1 MiB 0.73-0.85x, 512 KiB 0.87-1.03x;
+ * - 2-rank reduce_scatter 1-4 MiB (512 KiB-2 MiB blocks): 0.74-0.90x
+ *   (perf/RESULTS.md, issue 11, session s14a).
+ * Allgather at 5 ranks (4 MiB) was not faster (1.00-1.05x by q1 in three
+ * A/Bs): it stages, as do 6+ ranks (not measured). */
+static int huge_read(const direct_op_t *op)
+{
+    int n = op->nd->n;
+    switch (op->a.coll) {
+    case PLX_COLL_ALLGATHER: return n <= 4;
+    case PLX_COLL_ALLTOALL: return n <= 5;
+    case PLX_COLL_REDUCE_SCATTER: return n == 2;   /* (only 2 ranks stage it) */
+    default: return 0;
+    }
+}
+
 /* Take this rank's staging area for op if its peers' part fits (in turn,
  * before the header: the flag goes out with it). */
 static void stage_take(direct_op_t *op)
@@ -1025,12 +1054,7 @@ static void stage_take(direct_op_t *op)
      * steps against 0.72-0.92 with CMA) */
     if (ctx->pt.running && len > DIRECT_STAGE_PIECE) return;
     if (nd->n < 2 || len == 0 || len > cap || ctx->direct_stage_busy) return;
-    /* 2-rank allgather and alltoall: an input on huge pages costs the
-     * peer's CMA read little pinning, and that one read beats the owner's
-     * copy plus the reader's (plx_perf 1-4 MiB: 0.65-0.73x the staged time,
-     * perf/RESULTS.md, issue 11, session s13c).  Not measured at 3-5 ranks
-     * or for reduce_scatter: those stage as before. */
-    if (nd->n == 2 && op->in_huge) return;   /* (set for allgather and alltoall only) */
+    if (op->in_huge && huge_read(op)) return;   /* (a CMA read, see huge_read) */
     ctx->direct_stage_busy = 1;
     op->stage = 1;
     op->st_len = len;

@@ -7,8 +7,9 @@
  *
  * `direct_kill_check --coll NAME [--victim V] [--root R] [--iters N] [--count C] [--huge]`
  * --huge: each buffer 2 MiB-aligned and touched whole to a 2 MiB multiple,
- * so that PLX_DIRECT_THP can collapse all of it (a 2-rank allgather or
- * alltoall then reads its peer's input with CMA instead of staging it).
+ * so that PLX_DIRECT_THP can collapse all of it (allgather, alltoall and
+ * 2-rank reduce_scatter then read their peers' inputs with CMA instead of
+ * staging them where lib/coll/node_direct.c's huge_read says so).
  * NAME: allreduce, reduce_scatter, reduce, bcast, allgather, alltoall,
  * gather, scatter.  The victim forks before plx_init: the child becomes
  * the rank and the parent (which plexusrun watches) only waits for it, so

@@ -9,7 +9,9 @@
 #      3 ranks; 2 ranks at odd counts above 2 MiB (claimed pieces), allreduce with
 #      PLX_DIRECT_THP=1 (huge pages from the first call; also plx_perf's checked allgather and
 #      alltoall, whose buffers' end 2 MiB pages reach into untouched memory, at 4-32 MiB and at
-#      1-4 MiB, where an input collapsed whole is read with CMA, not staged); PLX_DIRECT_PIECE=1K must fail plx_init;
+#      1-4 MiB, where an input collapsed whole is read with CMA, not staged; so also allgather at
+#      3-4 ranks, alltoall at 3-5 and reduce_scatter at 2, in place and out of place);
+#      PLX_DIRECT_PIECE=1K must fail plx_init;
 #      coll_check --nb --quick at 3 ranks and nb_check at 3 ranks (many
 #      collectives in flight at once, completed in any order);
 #      direct_mismatch_check at 2 and 3 ranks (ranks disagreeing on count,
@@ -33,7 +35,8 @@
 #      for several collectives, victims and rank counts, with CMA and with
 #      PLX_SHM_CMA=0, staged allgather and alltoall (a reader waiting on a
 #      dead owner's staging counter; also the staged 2-rank reduce_scatter),
-#      2-rank allgather and alltoall on huge pages (read with CMA, not staged),
+#      allgather and alltoall on huge pages at 2 and 4 ranks and 2-rank
+#      reduce_scatter on them (read with CMA, not staged),
 #      and in the node-local phases of a hierarchical
 #      allreduce (2 simulated nodes, when built with UCX; victims 1 and 2,
 #      a node-mate and the other node's leader, and nothing of the job
@@ -117,15 +120,16 @@ PLX_DIRECT_THP=1 run_checks coll_check 3 "$MR/coll_check" --counts 699053 --coll
 # ... also the 2 MiB pages at a buffer's ends that reach into mapped, untouched
 # memory (plx_perf's malloc'd buffers, larger than the sizes run): checked
 # results of allgather and alltoall on them at odd counts, out of place and in place
+# (NP=N in the environment: N ranks, default 2)
 perf_checks() {
-    local log=$tmp/last.log
-    echo "+ PLX_TUNE=... PLX_DIRECT_THP=1 $RUN -n 2 --timeout 300 plx_perf $*"
-    if PLX_DIRECT_THP=1 "$RUN" -n 2 --timeout 300 "$top_builddir/perf/plx_perf" "$@" >"$log" 2>&1 &&
+    local log=$tmp/last.log np=${NP:-2}
+    echo "+ PLX_TUNE=... PLX_DIRECT_THP=1 $RUN -n $np --timeout 300 plx_perf $*"
+    if PLX_DIRECT_THP=1 "$RUN" -n "$np" --timeout 300 "$top_builddir/perf/plx_perf" "$@" >"$log" 2>&1 &&
        grep -q 'all results correct' "$log"; then
-        echo "  ok: plx_perf $*"
+        echo "  ok: plx_perf $* at $np ranks"
     else
         cat "$log"
-        fail "plx_perf $* (PLX_DIRECT_THP=1): wrong results or exit status"
+        fail "plx_perf $* (PLX_DIRECT_THP=1) at $np ranks: wrong results or exit status"
     fi
 }
 for c in allgather alltoall; do
@@ -139,6 +143,20 @@ for c in allgather alltoall; do
     perf_checks --coll "$c" -b 1048584 -e 4194304 -f 2 -c 3 -n 3 -w 1
     perf_checks --coll "$c" -b 1048584 -e 4194304 -f 2 -c 3 -n 3 -w 1 --in-place
 done
+# ... likewise allgather at 3-4 ranks (blocks of 512 KiB and more: 2-4 MiB),
+# alltoall at 3-5 ranks (1 MiB: its peers' blocks fit the staging area) and
+# 2-rank reduce_scatter (1-4 MiB: 512 KiB-2 MiB blocks), whose inputs on
+# huge pages are read with CMA too (huge_read in lib/coll/node_direct.c);
+# buffers sized for 8 MiB, so that the inputs collapse whole
+for np in 3 4 5; do
+    for c in allgather alltoall; do
+        [ "$c" = allgather ] && [ "$np" = 5 ] && continue   # (5 ranks: staged)
+        NP=$np perf_checks --coll "$c" -b 1048584 -e 8388608 -f 2 -c 3 -n 3 -w 1
+        NP=$np perf_checks --coll "$c" -b 1048584 -e 8388608 -f 2 -c 3 -n 3 -w 1 --in-place
+    done
+done
+perf_checks --coll reduce_scatter -b 1048584 -e 4194304 -f 2 -c 3 -n 3 -w 1
+perf_checks --coll reduce_scatter -b 1048584 -e 4194304 -f 2 -c 3 -n 3 -w 1 --in-place
 # refused VAR VALUE PATTERN: plx_init fails with VAR=VALUE, its message matching PATTERN
 refused() {
     if env "$1=$2" "$RUN" -n 1 --timeout 60 "$MR/coll_check" --quick >"$tmp/bad.log" 2>&1 ||
@@ -288,6 +306,13 @@ STAGE=64M run_kill 5 auto allgather 4 0 100003
 # CMA instead of staged (lib/coll/node_direct.c, stage_take)
 HUGE=1 run_kill 2 auto allgather 1 0 131072
 HUGE=1 run_kill 2 auto alltoall 0 0 131072
+# ... and so are allgather at 3-4 ranks, alltoall at 3-5 ranks and 2-rank
+# reduce_scatter (huge_read): 4 ranks, 512 KiB allgather blocks, 256 KiB
+# alltoall blocks (their peers' part fits half the staging area); 2 ranks,
+# 512 KiB reduce_scatter blocks (from PLX_DIRECT_STAGE_RS)
+HUGE=1 run_kill 4 auto allgather 2 0 131072
+HUGE=1 run_kill 4 auto alltoall 1 0 65536
+HUGE=1 run_kill 2 auto reduce_scatter 1 0 131072
 # staged reduce_scatter at 2 ranks (a reader waits on the dead owner's counter)
 STAGE=64M run_kill 2 auto reduce_scatter 0 0
 STAGE=64M run_kill 2 auto reduce_scatter 1 0
