@@ -1010,15 +1010,16 @@ static size_t stage_pos(const direct_op_t *op, int m)
  * little pinning, and that one read beats the owner's copy plus the
  * reader's; with more ranks than cores it also needs no owner to be
  * scheduled, where a staged read waits for the owner's copy.  Only where
- * measured faster (plx_perf, interleaved A/Bs against staging, q1 and
- * median of 8-10 launches per arm in each):
+ * measured faster (plx_perf, interleaved A/Bs against staging, time per
+ * call by q1 and median over 8-10 launches per arm):
  * - 2-rank allgather and alltoall, 512 KiB-4 MiB: 0.60-0.91x the staged
  *   time (perf/RESULTS.md, issue 11, session s13c);
  * - allgather at 3 and 4 ranks (2 and 4 MiB: the sizes whose block is
- *   512 KiB or more): 0.71-0.93x, one median 1.05 at 4 ranks 4 MiB;
- *   alltoall at 3-5 ranks (1 MiB, and 512 KiB at 4 ranks when the input
- *   happens to be collapsed whole): 1 MiB 0.73-0.85x, 512 KiB 0.87-1.03x;
- * - 2-rank reduce_scatter 1-4 MiB (512 KiB-2 MiB blocks): 0.74-0.90x
+ *   512 KiB or more, so collapsed): 0.71-0.94x in four A/Bs (two medians
+ *   1.01 and 1.05); alltoall at 3-5 ranks (1 MiB, and 512 KiB at 4 ranks
+ *   where the input happens to be collapsed whole): 1 MiB 0.67-0.86x,
+ *   512 KiB 0.81-1.03x;
+ * - 2-rank reduce_scatter 1-4 MiB (512 KiB-2 MiB blocks): 0.71-0.90x
  *   (perf/RESULTS.md, issue 11, session s14a).
  * Allgather at 5 ranks (4 MiB) was not faster (1.00-1.05x by q1 in three
  * A/Bs): it stages, as do 6+ ranks (not measured). */
