@@ -133,6 +133,12 @@ struct plx_context {
     /* Worker threads of the task-graph executor (lib/graph/pool.c), made
      * by the first compiled graph with compute nodes. */
     struct gpool *graph_pool;
+    /* The pool's count of compute chains running on its workers now
+     * (atomic; NULL without a pool; set with graph_pool): while any runs, a
+     * direct collective keeps each system call to a short piece, so a
+     * compute thread whose sleep ends gets its core back soon
+     * (lib/coll/node_direct.c, "Short steps beside compute"). */
+    const int *compute_beside;
 
     /* GPU buffers (lib/device/device.c): dev_on is set once at init when a CUDA
      * device is usable; while it is 0 the host path makes no CUDA call. */

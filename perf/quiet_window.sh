@@ -3,12 +3,14 @@
 # one run on a quiet machine (run it under the machine lock, nothing else running), each step's
 # start and `uptime` in perf/results/NAME/window.log:
 #   limits --sizes (the model's inputs), compare at 2 ranks 1-64 MiB and 4 ranks 256 KiB-4 MiB
-#   (3 interleaved rounds), small_ratio at 2 and 4 ranks against before (24 rotated rounds, one
-#   program; small_ratio_sum.py's verdict per cell: the paired median after/before over rounds,
+#   (BIG_ROUNDS interleaved rounds), small_ratio at 2 and 4 ranks against before (24 rotated
+#   rounds, one program; small_ratio_sum.py's verdict per cell: the paired median after/before over rounds,
 #   90 % bootstrap interval against 1.10), 4 launches each of the progress-thread overlap and
 #   graph_bench -m overlap, model.py.
 # Environment: I = the built tree measured (its _inst installed), BEFORE_BUILD = the built tree
-# of main before issue 11; SMALL_ROUNDS (24) the small_ratio rounds; SMALL_AA=1 adds an A/A arm
+# of main before issue 11; BIG_ROUNDS (3) the compare rounds (a 1-4 MiB time moves 1.3x with the
+# host's load from round to round: more rounds, a steadier median); SMALL_ROUNDS (24) the
+# small_ratio rounds; SMALL_AA=1 adds an A/A arm
 # (before run twice; ROUNDS then a multiple of 4, a third more time): A/A runs with this rule
 # called no cell "worse" (perf/RESULTS.md, issue 11, session s11s), so the window leaves it out.
 I=${I:?build dir of the library measured}
@@ -20,9 +22,9 @@ step() { echo "=== $1 start $(date +%T) $(uptime)" | tee -a $F/window.log; }
 step limits
 cc -O3 -o /tmp/quiet_window_limits perf/limits.c && timeout 180 /tmp/quiet_window_limits -p 512K --sizes 1M,4M,16M,64M --csv > $F/limits-sizes.csv 2>$F/limits-sizes.err
 step big2
-timeout 600 perf/compare -n 2 -c allreduce,bcast,allgather,alltoall,reduce,reduce_scatter -b 1M -e 64M -f 4 --rounds 3 --csv $F/big-n2.csv > $F/big-n2.txt 2>&1
+timeout $((150 + 150 * ${BIG_ROUNDS:-3})) perf/compare -n 2 -c allreduce,bcast,allgather,alltoall,reduce,reduce_scatter -b 1M -e 64M -f 4 --rounds ${BIG_ROUNDS:-3} --csv $F/big-n2.csv > $F/big-n2.txt 2>&1
 step big4
-timeout 600 perf/compare -n 4 -c allreduce,bcast,allgather,alltoall,reduce,reduce_scatter,gather,scatter -b 256K -e 4M -f 4 --rounds 3 --no-limits --csv $F/big-n4.csv > $F/big-n4.txt 2>&1
+timeout $((150 + 150 * ${BIG_ROUNDS:-3})) perf/compare -n 4 -c allreduce,bcast,allgather,alltoall,reduce,reduce_scatter,gather,scatter -b 256K -e 4M -f 4 --rounds ${BIG_ROUNDS:-3} --no-limits --csv $F/big-n4.csv > $F/big-n4.txt 2>&1
 R=${SMALL_ROUNDS:-24}
 aa=(); [ "${SMALL_AA:-0}" = 1 ] && aa=(aa=$BEFORE_BUILD)
 step small2

@@ -52,6 +52,22 @@
  * (plx_direct_sleep), which that member wakes after its store, instead of
  * a nanosleep round robin among the waiters.
  *
+ * Short steps beside compute.  A lone caller (op->solo) takes longer steps:
+ * larger reduction pieces, and a copy of up to DIRECT_WHOLE_MAX in one call.
+ * While a task graph's compute chains run on this process's worker threads
+ * (ctx->compute_beside, counted by lib/graph/pool.c), every step is one
+ * PLX_DIRECT_PIECE instead.  Why: the kernel may run a system call to its
+ * end without preemption (PREEMPT_NONE here), so a compute thread whose
+ * sleep ends inside a process_vm_readv waits for the call to end.  Measured
+ * on a thread sleeping 400 us beside a thread copying in a loop on one CPU:
+ * 128 KiB reads delayed the wake-up by 1-2 us, like memcpy, 512 KiB reads by
+ * 8-10 us, 2 MiB reads by 57-72 us.  With short steps the 2-rank
+ * graph_bench -m overlap ran at 1.018-1.046 of its ideal (medians, three
+ * A/Bs) against 1.050-1.064 with the long ones (perf/RESULTS.md, issue 11,
+ * session 14's lead).  Not where ranks outnumber cores (long_steps).  The
+ * shared reads of large allgather / alltoall blocks (claims of
+ * DIRECT_SHARE_PIECE, numbered alike on every rank) keep their size.
+ *
  * Segments.  COPY: read bytes [roff, roff+len) of one member's published
  * buffer into a local destination.  WRITE: the other direction
  * (process_vm_writev), into a member's output buffer.  REDUCE: for bytes
@@ -1472,13 +1488,23 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
     return PLX_SUCCESS;
 }
 
+/* May op take a lone caller's long steps now (see "Short steps beside
+ * compute")?  Where ranks outnumber cores they stay long: each piece costs
+ * the waiting members a wake-up there (DIRECT_PIECE_OVERSUB). */
+static int long_steps(const direct_op_t *op)
+{
+    const int *beside = op->comm->ctx->compute_beside;   /* (under the context lock) */
+    return op->solo != DIRECT_SOLO_NO &&
+           (!op->nd->spin || !beside || __atomic_load_n(beside, __ATOMIC_RELAXED) == 0);
+}
+
 /* Step 3 of a claimed reduction: one piece of the current claim, or a new
  * claim; DRAIN once nothing is left to claim. */
 static int work_claimed(direct_op_t *op)
 {
     struct node_direct *nd = op->nd;
     const coll_args_t *a = &op->a;
-    int solo = op->solo != DIRECT_SOLO_NO;
+    int solo = long_steps(op);
     size_t piece = solo ? nd->piece_solo : nd->piece;
     piece = piece / op->es * op->es;
     if (piece == 0) piece = op->es;
@@ -1546,7 +1572,7 @@ static int work(direct_op_t *op)
     /* a reduction piece reads (and may write) it once per peer: shrink it
      * with the rank count so one call stays about two copies of a piece
      * long (the progress thread holds the context lock that long) */
-    int solo = op->solo != DIRECT_SOLO_NO;
+    int solo = long_steps(op);
     size_t piece = solo ? nd->piece_solo : nd->piece;
     if (sg.kind == SEG_REDUCE && nd->n > 2) {
         piece /= (size_t)(nd->n - 1);

@@ -57,6 +57,8 @@ typedef struct gpool {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     plx_context_t ctx;         /* owner; never dereferenced by workers */
+    int computing;             /* compute chains running on workers now (atomic;
+                                * ctx->compute_beside points here) */
     int refs;
     int nthreads;
     pthread_t *tids;
@@ -247,7 +249,9 @@ static void *worker_main(void *arg)
             plx_graph_t g = p->whead;
             uint32_t v = take_locked(p, g);
             pthread_mutex_unlock(&p->mu);
+            __atomic_add_fetch(&p->computing, 1, __ATOMIC_RELAXED);
             graph_run_compute(g, v, 1);
+            __atomic_sub_fetch(&p->computing, 1, __ATOMIC_RELAXED);
             pthread_mutex_lock(&p->mu);
             continue;
         }
@@ -400,7 +404,10 @@ plx_status_t graph_pool_attach(plx_graph_t g)
     plx_context_t ctx = g->ctx;
     plx_ctx_lock(ctx);
     gpool_t *p = ctx->graph_pool;
-    if (!p && (p = pool_create(ctx, &st))) ctx->graph_pool = p;
+    if (!p && (p = pool_create(ctx, &st))) {
+        ctx->graph_pool = p;
+        ctx->compute_beside = &p->computing;
+    }
     if (p) {
         p->refs++;
         g->pool = p;
@@ -417,7 +424,10 @@ void graph_pool_detach(plx_graph_t g)
     plx_context_t ctx = g->ctx;
     plx_ctx_lock(ctx);
     int last = --p->refs == 0;
-    if (last) ctx->graph_pool = NULL;
+    if (last) {
+        ctx->graph_pool = NULL;
+        ctx->compute_beside = NULL;
+    }
     plx_ctx_unlock(ctx);
     if (last) pool_destroy(p);   /* joins the workers: outside the lock */
 }
@@ -426,5 +436,6 @@ void plx_graph_pool_release(plx_context_t ctx)
 {
     gpool_t *p = ctx->graph_pool;
     ctx->graph_pool = NULL;
+    ctx->compute_beside = NULL;
     if (p) pool_destroy(p);
 }

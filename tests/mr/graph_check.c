@@ -9,7 +9,10 @@
  *             graph, a bad PLX_GRAPH_POLICY; the empty graph;
  *   colls     every collective, send and recv as a graph node (prepare ->
  *             communicate -> check chains, all in one graph), under each
- *             policy, results checked at every launch;
+ *             policy, results checked at every launch; beside them a
+ *             compute node that sleeps 2 ms (the large collectives then
+ *             move in short steps: node_direct.c, "Short steps beside
+ *             compute");
  *   many      1,000 launches of one compiled graph (run, launch + wait,
  *             launch + test loop in turn), results checked every time;
  *   comms     two graphs on two communicators launched at once; one graph
@@ -83,6 +86,7 @@ static void sleep_s(double s)
 static int32_t val(int r, size_t i, int k) { return (int32_t)((r * 31 + (int)(i % 100003) * 7 + k * 13) % 101) - 50; }
 
 static int nop(void *arg) { (void)arg; return 0; }
+static int doze(void *arg) { (void)arg; sleep_s(2e-3); return 0; }
 
 /* ======================================================================== valid */
 static atomic_int gate;
@@ -368,6 +372,8 @@ static void section_colls(void)
             if (c2 >= 0) OK(plx_graph_depend(g, c2, x));
         }
     }
+    plx_graph_node_t dz;
+    OK(plx_graph_add_compute(g, doze, NULL, &dz));   /* depends on nothing: runs beside the others */
     OK(plx_graph_compile(g));
     const plx_graph_policy_t pol[3] = { PLX_GRAPH_COMM_FIRST, PLX_GRAPH_COMPUTE_FIRST, PLX_GRAPH_FIFO };
     int launches = 0;
