@@ -73,7 +73,9 @@ int plx_direct_can_run(plx_comm_t comm, size_t bytes);
 plx_status_t plx_direct_start(plx_comm_t comm, const coll_args_t *a, direct_op_t *op);
 /* Move it as far as one piece of work; 1 when finished (op->status).
  * op->solo (the engine's): one piece may be piece_solo, a copy one call,
- * and waits for members may spin; else short pieces and no spin.
+ * and waits for members may spin; else short pieces and no spin.  While a
+ * task graph's compute runs on the pool's workers and every member has a
+ * core, the pieces stay short even so (node_direct.c, long_steps).
  * *moved is set when something happened (the engine then does not back
  * off). */
 int plx_direct_advance(direct_op_t *op, int *moved);
