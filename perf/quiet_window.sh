@@ -2,8 +2,9 @@
 # perf/quiet_window.sh NAME -- the issue-11 quiet window: every figure the issue asks for, in
 # one run on a quiet machine (run it under the machine lock, nothing else running), each step's
 # start and `uptime` in perf/results/NAME/window.log:
-#   limits --sizes (the model's inputs), compare at 2 ranks 1-64 MiB and 4 ranks 256 KiB-4 MiB
-#   (BIG_ROUNDS interleaved rounds), small_ratio at 2 and 4 ranks against before (24 rotated
+#   limits --sizes (the model's inputs), compare at 2 ranks 1-64 MiB (x4 steps) and 4 ranks
+#   256 KiB-4 MiB (BIG4_F: x2 steps by default, so 512 KiB and 2 MiB are measured too),
+#   BIG_ROUNDS interleaved rounds each; small_ratio at 2 and 4 ranks against before (24 rotated
 #   rounds, one program; small_ratio_sum.py's verdict per cell: the paired median after/before over rounds,
 #   90 % bootstrap interval against 1.10), 4 launches each of the progress-thread overlap and
 #   graph_bench -m overlap, model.py.
@@ -24,7 +25,7 @@ cc -O3 -o /tmp/quiet_window_limits perf/limits.c && timeout 180 /tmp/quiet_windo
 step big2
 timeout $((150 + 150 * ${BIG_ROUNDS:-3})) perf/compare -n 2 -c allreduce,bcast,allgather,alltoall,reduce,reduce_scatter -b 1M -e 64M -f 4 --rounds ${BIG_ROUNDS:-3} --csv $F/big-n2.csv > $F/big-n2.txt 2>&1
 step big4
-timeout $((150 + 150 * ${BIG_ROUNDS:-3})) perf/compare -n 4 -c allreduce,bcast,allgather,alltoall,reduce,reduce_scatter,gather,scatter -b 256K -e 4M -f 4 --rounds ${BIG_ROUNDS:-3} --no-limits --csv $F/big-n4.csv > $F/big-n4.txt 2>&1
+timeout $((150 + 250 * ${BIG_ROUNDS:-3})) perf/compare -n 4 -c allreduce,bcast,allgather,alltoall,reduce,reduce_scatter,gather,scatter -b 256K -e 4M -f ${BIG4_F:-2} --rounds ${BIG_ROUNDS:-3} --no-limits --csv $F/big-n4.csv > $F/big-n4.txt 2>&1
 R=${SMALL_ROUNDS:-24}
 aa=(); [ "${SMALL_AA:-0}" = 1 ] && aa=(aa=$BEFORE_BUILD)
 step small2
