@@ -83,6 +83,11 @@
  * total, 10 alternating launches, median / first quartile 25.7 / 22.4 us
  * against linear's 32.2 / 28.3 and Open MPI's 25.1-26.2 / 22.2-23.3
  * (perf/RESULTS.md "Issue 11: 4-rank scatter and gather as stars").
+ * At 5 ranks too, from 64 KiB blocks (below the shm_slots row's reach):
+ * 80 KiB-820 KiB blocks 0.72-0.88x linear's time by q1 and median, two
+ * interleaved A/Bs of 10 launches per arm on 2 cores (perf/RESULTS.md
+ * "Issue 11: scatter at 3-5 ranks", session s15a; a core per rank not
+ * measured).
  * shm_slots bcast and gather at 3-5 ranks on 2 cores (perf/RESULTS.md,
  * issue 11, session s10f; 6 alternating rounds each): where the slot holds
  * the payload (a node whose 3-5 ranks outnumber its cores gets 256 KiB
@@ -139,7 +144,7 @@ static const char DEFAULT_TUNE[] =
     "alltoall:0-16K/2-2@shm_slots,0-85K/3-3@shm_slots,4K-32K/4-4@shm_slots,4K-64K/5-5@shm_slots,64K-inf/2-2@direct,32K-inf/4-4@direct,64K-inf/5-5@direct,85K-inf/3-3@direct,0-4K@linear,4K-inf@pairwise;"
     "gather:4097-64K/2-2@shm_slots,8K-129K/3-5@shm_slots,129K-257K/3-3@shm_slots,129K-257K/5-5@shm_slots,"
     "256K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
-    "scatter:1K-32K/2-2@shm_slots,33K-65K/4-5@shm_slots,33K-86K/3-3@shm_slots,256K-inf/2-2@direct,64K-inf/4-4@direct,85K-inf/3-3@direct,4K-32K/4-5@linear,0-32K@binomial,32K-inf@linear;"
+    "scatter:1K-32K/2-2@shm_slots,33K-65K/4-5@shm_slots,33K-86K/3-3@shm_slots,256K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,4K-32K/4-5@linear,0-32K@binomial,32K-inf@linear;"
     /* issue 14; the last range of reduce/allreduce/reduce_scatter is the
      * rank-ordered fallback a non-commutative user op falls through to.
      * The node-local v-forms (node_slots_v.c, node_direct_v.c): alltoallv,

@@ -27,6 +27,8 @@
 #      a progress thread;
 #   2c. the 3-5-rank shm_slots rows of reduce and scatter (defaults, and
 #      shm_slots forced at 1-5 ranks; odd counts, in place);
+#   2d. the 5-rank scatter row of direct from 64 KiB blocks (defaults, odd
+#      counts, with CMA and with PLX_SHM_CMA=0; killed root and non-root in 4);
 #   3. with PLX_SHM_CMA=0 (single-copy reads refused): coll_check at 2 and
 #      3 ranks must pass and the log must show another algorithm ran (the
 #      next rule, whose large messages go through the shm staging area);
@@ -240,6 +242,19 @@ for n in 1 2 3 4 5; do
         --coll reduce,scatter --counts 0,1,7,1000,8447,50021,65521
 done
 
+# ---- 2d: scatter at 5 ranks from 64 KiB blocks: direct by default
+# (lib/coll/select.c); counts whose blocks land below and in the row per
+# datatype (16411 int8 elements are 16 KiB, 100003 float64 ones 781 KiB),
+# every root, in place and out of place; then PLX_SHM_CMA=0: the next rule
+# (linear), never direct
+PLX_TUNE= PLX_LOG=info run_checks coll_check 5 "$MR/coll_check" --coll scatter --counts 16411,25601,100003
+grep -q "scatter of [0-9]* bytes on 5 ranks: algorithm direct" "$tmp/last.log" ||
+    fail "coll_check at 5 ranks: no scatter ran direct with the default rules"
+PLX_SHM_CMA=0 PLX_TUNE= PLX_LOG=info run_checks coll_check 5 "$MR/coll_check" --coll scatter --counts 25601,100003
+if grep -q "algorithm direct" "$tmp/last.log"; then
+    fail "PLX_SHM_CMA=0 at 5 ranks: scatter ran direct although single-copy reads are refused"
+fi
+
 # ---- 3: single-copy reads refused ---------------------------------------------
 for n in 2 3; do
     PLX_SHM_CMA=0 PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --counts 0,1,7,1000,100003 \
@@ -338,6 +353,10 @@ TUNE="bcast:0-inf@shm_slots" run_kill 4 auto bcast 2 0 50000
 TUNE= run_kill 4 auto reduce 0 0 50000
 TUNE= run_kill 4 auto reduce 2 0 50000
 TUNE= run_kill 4 auto scatter 0 0 16000
+# scatter at 5 ranks through direct (the default row from 64 KiB blocks;
+# 100 KiB blocks): the root, a non-root
+TUNE= run_kill 5 auto scatter 0 0 25600
+TUNE= run_kill 5 auto scatter 3 0 25600
 TUNE= run_kill 4 auto scatter 3 0 16000
 TUNE= run_kill 5 auto reduce 3 0 50000
 TUNE= run_kill 3 auto scatter 1 0 20000
