@@ -1,5 +1,5 @@
 #!/bin/bash
-# ab5.sh OUT LAUNCHES PREFIX ROW: 5-rank scatter 256 KiB-4 MiB, arm base (defaults) and arm row
+# ab5.sh OUT LAUNCHES PREFIX ROW: NP-rank (default 5) scatter 256 KiB-4 MiB, arm base (defaults) and arm row
 # (the default scatter table with ROW put first, through PLX_TUNE), interleaved, order reversed
 # every other launch (SIZES: plx_perf size options, default -b 256K -e 4M -f 2); OUT lines as perf/results/s10g/ab.sh's (launch arm coll bytes us load algo).
 out=$1; n=$2; pre=$3; row=$4
@@ -9,7 +9,7 @@ for k in $(seq 1 $n); do
   for a in $arms; do
     e=(); [ $a = row ] && e=("PLX_TUNE=$T")
     ld=$(cut -d' ' -f1 /proc/loadavg); echo "# $k $a $row $(uptime)" >> $out
-    env "${e[@]}" PLX_PREFIX=$pre timeout 120 $pre/bin/plexusrun -n 5 $pre/bin/plx_perf --coll scatter ${SIZES:--b 256K -e 4M -f 2} 2>&1 |
+    env "${e[@]}" PLX_PREFIX=$pre timeout 120 $pre/bin/plexusrun -n ${NP:-5} $pre/bin/plx_perf --coll scatter ${SIZES:--b 256K -e 4M -f 2} 2>&1 |
       awk -v r=$k -v n=$a -v ld=$ld '!/^#/ && $1 ~ /^[0-9]+$/ { print r, n, "scatter", $1, $6, ld, $NF } /rror|FAIL/ { print "#", $0 }' >> $out
   done
 done
