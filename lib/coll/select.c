@@ -84,8 +84,8 @@
  * against linear's 32.2 / 28.3 and Open MPI's 25.1-26.2 / 22.2-23.3
  * (perf/RESULTS.md "Issue 11: 4-rank scatter and gather as stars").
  * Scatter at 3-5 ranks from 33 KiB blocks: direct (star), in place of
- * s12b's shm_slots rows (below) and linear at 5 ranks: on 2 cores, 38-75
- * KiB blocks 0.71-0.89x shm_slots' time and 5-rank 80-820 KiB blocks
+ * s12b's shm_slots rows (below) and linear at 5 ranks: on 2 cores, 38-85
+ * KiB blocks 0.68-0.89x shm_slots' time and 5-rank 80-820 KiB blocks
  * 0.72-0.94x linear's by q1 and median, interleaved A/Bs of 10-16
  * launches per arm (perf/RESULTS.md "Issue 11: scatter at 3-5 ranks",
  * session s15a; a core per rank not measured).  s12b had shm_slots
