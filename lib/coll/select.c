@@ -83,6 +83,14 @@
  * total, 10 alternating launches, median / first quartile 25.7 / 22.4 us
  * against linear's 32.2 / 28.3 and Open MPI's 25.1-26.2 / 22.2-23.3
  * (perf/RESULTS.md "Issue 11: 4-rank scatter and gather as stars").
+ * Scatter at 3-5 ranks from 33 KiB blocks: direct (star), in place of
+ * s12b's shm_slots rows (below) and linear at 5 ranks: on 2 cores, 38-85
+ * KiB blocks 0.68-0.89x shm_slots' time and 5-rank 80-820 KiB blocks
+ * 0.72-0.94x linear's by q1 and median, interleaved A/Bs of 10-16
+ * launches per arm (perf/RESULTS.md "Issue 11: scatter at 3-5 ranks",
+ * session s15a; a core per rank not measured).  s12b had shm_slots
+ * 0.70x direct's time at 4 ranks 256 KiB, before direct's lone waits slept
+ * (s13b); 19-32 KiB blocks at 5 ranks stay linear (direct 1.0-1.7x).
  * shm_slots bcast and gather at 3-5 ranks on 2 cores (perf/RESULTS.md,
  * issue 11, session s10f; 6 alternating rounds each): where the slot holds
  * the payload (a node whose 3-5 ranks outnumber its cores gets 256 KiB
@@ -116,7 +124,7 @@
  * Scatter of 4-32 KiB blocks at 4-5 ranks: linear, not binomial (0.19-0.64x;
  * binomial forwards each subtree's blocks through ranks that wait their
  * turn for a core; 1-3 KiB blocks were mixed, so they keep binomial).
- * Reduce up to 256 KiB and scatter of 33-64 KiB blocks (85 KiB at 3
+ * Reduce up to 256 KiB and (until s15a, above) scatter of 33-64 KiB blocks (85 KiB at 3
  * ranks) at 3-5 ranks: shm_slots where the 256 KiB windows of 3-5 ranks
  * outnumbering the cores hold them (the non-roots copy into / out of a slot
  * and leave, nobody waits for a descheduled rank; the direct rows and
@@ -139,7 +147,7 @@ static const char DEFAULT_TUNE[] =
     "alltoall:0-16K/2-2@shm_slots,0-85K/3-3@shm_slots,4K-32K/4-4@shm_slots,4K-64K/5-5@shm_slots,64K-inf/2-2@direct,32K-inf/4-4@direct,64K-inf/5-5@direct,85K-inf/3-3@direct,0-4K@linear,4K-inf@pairwise;"
     "gather:4097-64K/2-2@shm_slots,8K-129K/3-5@shm_slots,129K-257K/3-3@shm_slots,129K-257K/5-5@shm_slots,"
     "256K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
-    "scatter:1K-32K/2-2@shm_slots,33K-65K/4-5@shm_slots,33K-86K/3-3@shm_slots,256K-inf/2-2@direct,64K-inf/4-4@direct,85K-inf/3-3@direct,4K-32K/4-5@linear,0-32K@binomial,32K-inf@linear;"
+    "scatter:1K-32K/2-2@shm_slots,256K-inf/2-2@direct,33K-inf/3-5@direct,4K-32K/4-5@linear,0-32K@binomial,32K-inf@linear;"
     /* issue 14; the last range of reduce/allreduce/reduce_scatter is the
      * rank-ordered fallback a non-commutative user op falls through to.
      * The node-local v-forms (node_slots_v.c, node_direct_v.c): alltoallv,

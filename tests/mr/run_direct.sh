@@ -25,8 +25,10 @@
 #      and out of place; and with no area (every read a CMA read) at 2 ranks;
 #      reduce_scatter likewise (staged at 2 ranks only), nonblocking and with
 #      a progress thread;
-#   2c. the 3-5-rank shm_slots rows of reduce and scatter (defaults, and
-#      shm_slots forced at 1-5 ranks; odd counts, in place);
+#   2c. the 3-5-rank shm_slots rows of reduce and direct rows of scatter
+#      (defaults, and shm_slots forced at 1-5 ranks; odd counts, in place);
+#   2d. scatter's default direct rows at 3-5 ranks from 33 KiB blocks (odd
+#      counts, with CMA and with PLX_SHM_CMA=0; killed root and non-root in 4);
 #   3. with PLX_SHM_CMA=0 (single-copy reads refused): coll_check at 2 and
 #      3 ranks must pass and the log must show another algorithm ran (the
 #      next rule, whose large messages go through the shm staging area);
@@ -219,25 +221,41 @@ PLX_PROGRESS=thread PLX_DIRECT_STAGE_RS=0 PLX_SHM_DIRECT_STAGE=64M run_checks co
 refused PLX_SHM_DIRECT_STAGE 1G "PLX_SHM_DIRECT_STAGE"
 refused PLX_DIRECT_STAGE_RS 1G "PLX_DIRECT_STAGE_RS='1G' is not a byte count in \\[0, 256M\\]"
 
-# ---- 2c: the shm_slots rows of reduce (up to 256 KiB) and scatter (33-64
-# KiB blocks, 85 KiB at 3 ranks) at 3-5 ranks (lib/coll/select.c; the 256
-# KiB windows of 3-5 ranks outnumbering the cores): the defaults, counts whose
-# bytes land in the rows and beside them (per datatype), in place and out of
-# place, every root (the log must show shm_slots for both: at 3 and 5 ranks
-# only these rows have it); then shm_slots forced at 1-5 ranks (the next rule
-# where it does not fit)
+# ---- 2c: the shm_slots rows of reduce (up to 256 KiB) at 3-5 ranks and
+# the direct rows of scatter from 33 KiB blocks at 3-5 ranks
+# (lib/coll/select.c; the 256 KiB windows of 3-5 ranks outnumbering the
+# cores): the defaults, counts whose bytes land in the rows and beside them
+# (per datatype), in place and out of place, every root (the log must show
+# shm_slots for reduce and direct for scatter: at 3 and 5 ranks only these
+# rows have them at these counts); then shm_slots forced at 1-5 ranks (the
+# next rule where it does not fit)
 for n in 3 4 5; do
     PLX_TUNE= PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --coll reduce,scatter \
         --counts 7,8447,12007,16381,32771,50021,65535
     # (an algorithm's first use is logged, at whichever count came first)
     grep -q "reduce of [0-9]* bytes on $n ranks: algorithm shm_slots" "$tmp/last.log" ||
         fail "coll_check at $n ranks: no reduce ran shm_slots"
-    grep -q "scatter of [0-9]* bytes on $n ranks: algorithm shm_slots" "$tmp/last.log" ||
-        fail "coll_check at $n ranks: no scatter ran shm_slots"
+    grep -q "scatter of [0-9]* bytes on $n ranks: algorithm direct" "$tmp/last.log" ||
+        fail "coll_check at $n ranks: no scatter ran direct"
 done
 for n in 1 2 3 4 5; do
     PLX_TUNE="reduce:0-inf@shm_slots;scatter:0-inf@shm_slots" run_checks coll_check "$n" "$MR/coll_check" \
         --coll reduce,scatter --counts 0,1,7,1000,8447,50021,65521
+done
+
+# ---- 2d: scatter's default direct rows at 3-5 ranks, larger odd counts
+# (16411 int8 elements are 16 KiB, 100003 float64 ones 781 KiB), every
+# root, in place and out of place; then PLX_SHM_CMA=0: the next rule
+# (linear), never direct
+for n in 3 4 5; do
+    PLX_TUNE= PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --coll scatter --counts 16411,25601,100003
+    grep -q "scatter of [0-9]* bytes on $n ranks: algorithm direct" "$tmp/last.log" ||
+        fail "coll_check at $n ranks: no scatter ran direct with the default rules"
+    PLX_SHM_CMA=0 PLX_TUNE= PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --coll scatter \
+        --counts 8447,25601,100003
+    if grep -q "algorithm direct" "$tmp/last.log"; then
+        fail "PLX_SHM_CMA=0 at $n ranks: scatter ran direct although single-copy reads are refused"
+    fi
 done
 
 # ---- 3: single-copy reads refused ---------------------------------------------
@@ -332,15 +350,22 @@ TUNE="reduce_scatter:0-inf@shm_slots" run_kill 5 auto reduce_scatter 3 0 4096
 # 256 KiB windows of ranks outnumbering cores): the root, a reader
 TUNE="bcast:0-inf@shm_slots" run_kill 4 auto bcast 0 0 50000
 TUNE="bcast:0-inf@shm_slots" run_kill 4 auto bcast 2 0 50000
-# the rows of reduce up to 256 KiB and scatter of 33-85 KiB blocks at 3-5
-# ranks through shm_slots (the defaults, so TUNE=; 200 KB, 64000- and
-# 80000-byte blocks): the root and a non-root
+# the rows of reduce up to 256 KiB at 3-5 ranks through shm_slots (the
+# defaults, so TUNE=; 200 KB): the root and a non-root
 TUNE= run_kill 4 auto reduce 0 0 50000
 TUNE= run_kill 4 auto reduce 2 0 50000
-TUNE= run_kill 4 auto scatter 0 0 16000
-TUNE= run_kill 4 auto scatter 3 0 16000
 TUNE= run_kill 5 auto reduce 3 0 50000
-TUNE= run_kill 3 auto scatter 1 0 20000
+# scatter of 64000- and 80000-byte blocks through shm_slots (forced: from
+# 33 KiB blocks at 3-5 ranks the defaults run direct): the root and a non-root
+TUNE="scatter:0-inf@shm_slots" run_kill 4 auto scatter 0 0 16000
+TUNE="scatter:0-inf@shm_slots" run_kill 4 auto scatter 3 0 16000
+TUNE="scatter:0-inf@shm_slots" run_kill 3 auto scatter 1 0 20000
+# scatter at 3-5 ranks through direct (the default rows from 33 KiB blocks;
+# 64000-100 KiB blocks): the root, a non-root
+TUNE= run_kill 5 auto scatter 0 0 25600
+TUNE= run_kill 5 auto scatter 3 0 25600
+TUNE= run_kill 4 auto scatter 2 0 16000
+TUNE= run_kill 3 auto scatter 0 0 20000
 
 # the node-local phases of a hierarchical allreduce (4 ranks as 2
 # simulated nodes, defaults: hier, whose node phases run direct from 64 KiB
