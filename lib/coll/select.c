@@ -111,6 +111,12 @@
  * and median, 8 interleaved launches (1.2-1.33x with CMA reads instead;
  * perf/RESULTS.md "Issue 11: staged input for direct allgather and
  * alltoall", session s10g; 5 ranks not measured, so they keep 64 KiB).
+ * Alltoall of 33-64 KiB blocks at 4 ranks: shm_slots again (the 256 KiB
+ * windows of 4 ranks on 2 cores hold the four blocks; elsewhere can_run
+ * passes the row on to direct): 256 KiB totals 0.68-0.72x direct's time
+ * by q1 and median, interleaved A/Bs of 12 launches per arm; 32 and 128 KiB
+ * blocks no faster (perf/RESULTS.md "Issue 11: 4-rank alltoall 256 KiB",
+ * lead of session 15).
  * Alltoall below those rows at 3-5 ranks: shm_slots (the 256 KiB windows
  * where ranks outnumber cores hold every block; elsewhere can_run passes
  * the row on), not pairwise, whose p-1 dependent steps each wait for a
@@ -144,7 +150,7 @@ static const char DEFAULT_TUNE[] =
     "0-inf@hier,65537-128K/2-2@recursive_doubling,0-16K@recursive_doubling,16K-inf@ring,0-inf@recursive_doubling;"
     "allgather:0-32K@shm_slots,32K-64K/4-4@direct,64K-inf@direct,0-inf@hier,0-32K@bruck,32K-inf@ring;"
     "reduce_scatter:0-16K/2-2@shm_slots,0-64K/3-5@shm_slots,32K-inf/2-2@direct,64K-inf/3-inf@direct,0-16K@recursive_halving,16K-inf@ring,0-inf@ordered;"
-    "alltoall:0-16K/2-2@shm_slots,0-85K/3-3@shm_slots,4K-32K/4-4@shm_slots,4K-64K/5-5@shm_slots,64K-inf/2-2@direct,32K-inf/4-4@direct,64K-inf/5-5@direct,85K-inf/3-3@direct,0-4K@linear,4K-inf@pairwise;"
+    "alltoall:0-16K/2-2@shm_slots,0-85K/3-3@shm_slots,4K-32K/4-4@shm_slots,33K-65K/4-4@shm_slots,4K-64K/5-5@shm_slots,64K-inf/2-2@direct,32K-inf/4-4@direct,64K-inf/5-5@direct,85K-inf/3-3@direct,0-4K@linear,4K-inf@pairwise;"
     "gather:4097-64K/2-2@shm_slots,8K-129K/3-5@shm_slots,129K-257K/3-3@shm_slots,129K-257K/5-5@shm_slots,"
     "256K-inf/2-2@direct,64K-inf/4-5@direct,85K-inf/3-3@direct,0-32K@binomial,32K-inf@linear;"
     "scatter:1K-32K/2-2@shm_slots,256K-inf/2-2@direct,33K-inf/3-5@direct,4K-32K/4-5@linear,0-32K@binomial,32K-inf@linear;"

@@ -29,6 +29,8 @@
 #      (defaults, and shm_slots forced at 1-5 ranks; odd counts, in place);
 #   2d. scatter's default direct rows at 3-5 ranks from 33 KiB blocks (odd
 #      counts, with CMA and with PLX_SHM_CMA=0; killed root and non-root in 4);
+#   2e. the 4-rank shm_slots row of alltoall for 33-64 KiB blocks (defaults,
+#      with CMA and PLX_SHM_CMA=0; a killed member in 4);
 #   3. with PLX_SHM_CMA=0 (single-copy reads refused): coll_check at 2 and
 #      3 ranks must pass and the log must show another algorithm ran (the
 #      next rule, whose large messages go through the shm staging area);
@@ -258,6 +260,18 @@ for n in 3 4 5; do
     fi
 done
 
+# ---- 2e: alltoall's default shm_slots row for 33-64 KiB blocks at 4 ranks
+# (lib/coll/select.c): 40000- and 50021-byte int8 blocks land in it (the
+# log's first shm_slots alltoall must be one of them; wider types go on to
+# direct), every datatype, in place and out of place; then with
+# PLX_SHM_CMA=0 (shm_slots needs no single-copy read, so the row holds)
+PLX_TUNE= PLX_LOG=info run_checks coll_check 4 "$MR/coll_check" --coll alltoall --counts 40000,50021
+grep -Eq "alltoall of (40000|50021) bytes on 4 ranks: algorithm shm_slots" "$tmp/last.log" ||
+    fail "coll_check at 4 ranks: alltoall of 33-64 KiB blocks did not run shm_slots with the default rules"
+PLX_SHM_CMA=0 PLX_TUNE= PLX_LOG=info run_checks coll_check 4 "$MR/coll_check" --coll alltoall --counts 40000,50021
+grep -Eq "alltoall of (40000|50021) bytes on 4 ranks: algorithm shm_slots" "$tmp/last.log" ||
+    fail "PLX_SHM_CMA=0 at 4 ranks: alltoall of 33-64 KiB blocks did not run shm_slots"
+
 # ---- 3: single-copy reads refused ---------------------------------------------
 for n in 2 3; do
     PLX_SHM_CMA=0 PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --counts 0,1,7,1000,100003 \
@@ -344,6 +358,8 @@ run_kill 4 auto bcast 1 0 50000
 # direct everywhere)
 TUNE="alltoall:0-inf@shm_slots" run_kill 3 auto alltoall 1 0 4096
 TUNE="alltoall:0-inf@shm_slots" run_kill 5 auto alltoall 2 0 2048
+# the default shm_slots row of 4-rank alltoall (12500 float32 = 50000-byte blocks)
+TUNE= run_kill 4 auto alltoall 2 0 12500
 # reduce_scatter through shm_slots at 5 ranks (16 KiB blocks)
 TUNE="reduce_scatter:0-inf@shm_slots" run_kill 5 auto reduce_scatter 3 0 4096
 # bcast through shm_slots at 4 ranks (200 KB: the default row with the
