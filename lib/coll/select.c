@@ -130,18 +130,19 @@
  * Scatter of 4-32 KiB blocks at 4-5 ranks: linear, not binomial (0.19-0.64x;
  * binomial forwards each subtree's blocks through ranks that wait their
  * turn for a core; 1-3 KiB blocks were mixed, so they keep binomial).
- * Reduce up to 256 KiB and (until s15a, above) scatter of 33-64 KiB blocks (85 KiB at 3
- * ranks) at 3-5 ranks: shm_slots where the 256 KiB windows of 3-5 ranks
- * outnumbering the cores hold them (the non-roots copy into / out of a slot
- * and leave, nobody waits for a descheduled rank; the direct rows and
- * binomial / reduce_scatter_gather / linear wait for every member): reduce
- * 64-256 KiB 0.45-0.65x the time at 4 ranks, 0.37-0.67x at 3 and
- * 0.32-0.58x at 5; scatter 0.52-0.78x, by q1 and median over 8
- * interleaved launches (perf/RESULTS.md "Issue 11: 4 ranks on 2 cores, the
- * thin cells", session s12b).  The 3- and 5-rank reduce rows start at 34
- * KiB, above what the 32 KiB windows of a node with a core per rank hold,
- * where they are not measured; scatter's 5-rank 13-26 KiB blocks were
- * 1.8-2.8x slower than linear, so its rows start at 33 KiB blocks. */
+ * Reduce up to 256 KiB at 3-5 ranks: shm_slots where the 256 KiB windows of
+ * 3-5 ranks outnumbering the cores hold it (the non-roots copy their input
+ * into a slot and leave, nobody waits for a descheduled rank; direct and
+ * binomial / reduce_scatter_gather wait for every member): 64-256 KiB
+ * 0.45-0.65x the time at 4 ranks, 0.37-0.67x at 3 and 0.32-0.58x at 5, by
+ * q1 and median over 8 interleaved launches (perf/RESULTS.md "Issue 11:
+ * 4 ranks on 2 cores, the thin cells", session s12b).  The 3- and 5-rank
+ * rows start at 34 KiB, above what the 32 KiB windows of a node with a
+ * core per rank hold, where they are not measured.  (s12b's shm_slots
+ * scatter rows for 33-85 KiB blocks gave way to direct in s15a, above;
+ * 5-rank scatter of 13-26 KiB blocks was 1.8-2.8x slower through shm_slots
+ * than linear, and 19-32 KiB blocks 1.0-1.7x through direct, so linear
+ * keeps them.) */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
     "bcast:0-33K/2-2@shm_slots,64K-513K/3-5@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
