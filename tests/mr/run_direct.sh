@@ -231,8 +231,11 @@ refused PLX_DIRECT_STAGE_RS 1G "PLX_DIRECT_STAGE_RS='1G' is not a byte count in 
 # shm_slots for reduce and direct for scatter: at 3 and 5 ranks only these
 # rows have them at these counts); then shm_slots forced at 1-5 ranks (the
 # next rule where it does not fit)
+# (PLX_SHM_COLL_BYTES=256K: the windows these rows need, which the defaults
+# give only where the ranks outnumber the cores, so that the check holds on
+# a machine with more cores too)
 for n in 3 4 5; do
-    PLX_TUNE= PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --coll reduce,scatter \
+    PLX_SHM_COLL_BYTES=256K PLX_TUNE= PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --coll reduce,scatter \
         --counts 7,8447,12007,16381,32771,50021,65535
     # (an algorithm's first use is logged, at whichever count came first)
     grep -q "reduce of [0-9]* bytes on $n ranks: algorithm shm_slots" "$tmp/last.log" ||
@@ -264,11 +267,12 @@ done
 # (lib/coll/select.c): 40000- and 50021-byte int8 blocks land in it (the
 # log's first shm_slots alltoall must be one of them; wider types go on to
 # direct), every datatype, in place and out of place; then with
-# PLX_SHM_CMA=0 (shm_slots needs no single-copy read, so the row holds)
-PLX_TUNE= PLX_LOG=info run_checks coll_check 4 "$MR/coll_check" --coll alltoall --counts 40000,50021
+# PLX_SHM_CMA=0 (shm_slots needs no single-copy read, so the row holds);
+# the 256 KiB windows set explicitly, as in 2c
+PLX_SHM_COLL_BYTES=256K PLX_TUNE= PLX_LOG=info run_checks coll_check 4 "$MR/coll_check" --coll alltoall --counts 40000,50021
 grep -Eq "alltoall of (40000|50021) bytes on 4 ranks: algorithm shm_slots" "$tmp/last.log" ||
     fail "coll_check at 4 ranks: alltoall of 33-64 KiB blocks did not run shm_slots with the default rules"
-PLX_SHM_CMA=0 PLX_TUNE= PLX_LOG=info run_checks coll_check 4 "$MR/coll_check" --coll alltoall --counts 40000,50021
+PLX_SHM_COLL_BYTES=256K PLX_SHM_CMA=0 PLX_TUNE= PLX_LOG=info run_checks coll_check 4 "$MR/coll_check" --coll alltoall --counts 40000,50021
 grep -Eq "alltoall of (40000|50021) bytes on 4 ranks: algorithm shm_slots" "$tmp/last.log" ||
     fail "PLX_SHM_CMA=0 at 4 ranks: alltoall of 33-64 KiB blocks did not run shm_slots"
 
