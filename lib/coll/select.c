@@ -142,10 +142,18 @@
  * scatter rows for 33-85 KiB blocks gave way to direct in s15a, above;
  * 5-rank scatter of 13-26 KiB blocks was 1.8-2.8x slower through shm_slots
  * than linear, and 19-32 KiB blocks 1.0-1.7x through direct, so linear
- * keeps them.) */
+ * keeps them.)
+ * Bcast from 128 KiB at 3 ranks: direct before the shm_slots row above.
+ * On this boot shm_slots there runs in one of two modes per launch, 23-39
+ * us or 107-138 us at 256 KiB, the slow one in most launches of some
+ * periods; direct holds 19-33 us at 64-256 KiB either way: 0.23-0.34x the
+ * time at 128-256 KiB by q1, 0.26-0.40x by median, 512 KiB even, 64 KiB
+ * mixed (faster than shm_slots' slow mode, slower than its fast one), so it
+ * keeps shm_slots; 5 ranks showed no slow mode and keep it (direct 1.3-2.0x
+ * there) (perf/RESULTS.md, "3 and 5 ranks", lead of session 16). */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
-    "bcast:0-33K/2-2@shm_slots,64K-513K/3-5@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
+    "bcast:0-33K/2-2@shm_slots,128K-inf/3-3@direct,64K-513K/3-5@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
     "reduce:0-33K/2-2@shm_slots,16K-257K/4-4@shm_slots,34K-257K/3-3@shm_slots,34K-257K/5-5@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@reduce_scatter_gather,0-inf@ordered;"
     "allreduce:0-32K@shm_slots,64K-128K/1-1@direct,64K-128K/3-3@direct,64K-128K/5-inf@direct,128K-inf@direct,"
     "0-inf@hier,65537-128K/2-2@recursive_doubling,0-16K@recursive_doubling,16K-inf@ring,0-inf@recursive_doubling;"

@@ -31,6 +31,8 @@
 #      counts, with CMA and with PLX_SHM_CMA=0; killed root and non-root in 4);
 #   2e. the 4-rank shm_slots row of alltoall for 33-64 KiB blocks (defaults,
 #      with CMA and PLX_SHM_CMA=0; a killed member in 4);
+#   2f. bcast's default direct row from 128 KiB at 3 ranks (odd counts, with
+#      CMA and PLX_SHM_CMA=0; killed root and non-root);
 #   3. with PLX_SHM_CMA=0 (single-copy reads refused): coll_check at 2 and
 #      3 ranks must pass and the log must show another algorithm ran (the
 #      next rule, whose large messages go through the shm staging area);
@@ -276,6 +278,24 @@ PLX_SHM_COLL_BYTES=256K PLX_SHM_CMA=0 PLX_TUNE= PLX_LOG=info run_checks coll_che
 grep -Eq "alltoall of (40000|50021) bytes on 4 ranks: algorithm shm_slots" "$tmp/last.log" ||
     fail "PLX_SHM_CMA=0 at 4 ranks: alltoall of 33-64 KiB blocks did not run shm_slots"
 
+# ---- 2f: bcast's default direct row from 128 KiB at 3 ranks (lib/coll/select.c):
+# 131075 elements, every datatype, every root, in place and out of place.
+# The log names each algorithm at its first use only; with this count the
+# first bcast of 128-256 KiB is int8's 131075 bytes, which the 256 KiB
+# windows of 3 ranks on 2 cores would hold (shm_slots before the row: this
+# check fails there); larger types are direct under the older 256K-inf row
+# too.  Then odd counts, and PLX_SHM_CMA=0: the next rule, never direct.
+PLX_SHM_COLL_BYTES=256K PLX_TUNE= PLX_LOG=info run_checks coll_check 3 "$MR/coll_check" --coll bcast --counts 131075
+rows=$(grep -o "bcast of [0-9]* bytes on 3 ranks: algorithm [a-z_]*" "$tmp/last.log" |
+       awk '$3 >= 131072 && $3 <= 262144 { n++; if ($NF != "direct") bad++ } END { print n + 0, bad + 0 }')
+[ "${rows% *}" -gt 0 ] && [ "${rows#* }" -eq 0 ] ||
+    fail "coll_check at 3 ranks: a bcast of 128-256 KiB did not run direct with the default rules (logged, not direct: $rows)"
+PLX_TUNE= run_checks coll_check 3 "$MR/coll_check" --coll bcast --counts 7,65537,100003
+PLX_SHM_CMA=0 PLX_TUNE= PLX_LOG=info run_checks coll_check 3 "$MR/coll_check" --coll bcast --counts 65537,131075
+if grep -q "algorithm direct" "$tmp/last.log"; then
+    fail "PLX_SHM_CMA=0 at 3 ranks: bcast ran direct although single-copy reads are refused"
+fi
+
 # ---- 3: single-copy reads refused ---------------------------------------------
 for n in 2 3; do
     PLX_SHM_CMA=0 PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --counts 0,1,7,1000,100003 \
@@ -321,6 +341,9 @@ run_kill 3 auto reduce_scatter 0 0
 run_kill 3 auto bcast 0 0
 run_kill 3 auto allgather 1 0
 run_kill 4 auto alltoall 3 0
+# bcast of 256 KiB at 3 ranks with the default rules: the direct row
+TUNE= run_kill 3 auto bcast 1 0 65536
+TUNE= run_kill 3 auto bcast 0 0 65536
 run_kill 3 auto reduce 2 1
 run_kill 3 0 allreduce 1 0
 # 4 ranks on 2 cores: a rank whose waits find its core empty sleeps on the
