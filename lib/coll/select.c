@@ -146,11 +146,13 @@
  * Bcast from 128 KiB at 3 ranks: direct before the shm_slots row above.
  * On this boot shm_slots there runs in one of two modes per launch, 23-39
  * us or 107-138 us at 256 KiB, the slow one in most launches of some
- * periods; direct holds 19-33 us at 64-256 KiB either way: 0.23-0.34x the
- * time at 128-256 KiB by q1, 0.26-0.40x by median, 512 KiB even, 64 KiB
- * mixed (faster than shm_slots' slow mode, slower than its fast one), so it
- * keeps shm_slots; 5 ranks showed no slow mode and keep it (direct 1.3-2.0x
- * there) (perf/RESULTS.md, "3 and 5 ranks", lead of session 16). */
+ * periods; direct holds 19-33 us at 64-256 KiB either way: 0.26-0.40x the
+ * time at 128-256 KiB by median in two interleaved A/Bs (8 and 10 launches),
+ * by q1 0.23-0.34x in one and 1.07 / 0.69 in the other (even with the fast
+ * mode), 512 KiB even; 64 KiB mixed (faster than shm_slots' slow mode,
+ * slower than its fast one), so it keeps shm_slots; 5 ranks showed no slow
+ * mode and keep it (direct 1.3-2.0x there) (perf/RESULTS.md, "3 and 5
+ * ranks", lead of session 16). */
 static const char DEFAULT_TUNE[] =
     "barrier:0-inf@shm_slots,0-inf@hier,0-inf@dissemination;"
     "bcast:0-33K/2-2@shm_slots,128K-inf/3-3@direct,64K-513K/3-5@shm_slots,256K-inf/2-2@direct,128K-inf/4-4@direct,256K-inf/3-5@direct,0-inf@hier,0-128K@binomial,128K-inf@scatter_allgather;"
