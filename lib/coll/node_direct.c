@@ -16,7 +16,7 @@
  *   offset 320  claim: the pieces of this rank's shared read handed out
  *               (2-rank allgather and alltoall, "Shared read" below)
  *   offset 328  reduction claim (member 0's window only): the unclaimed
- *               element range of a 2-rank reduction (see claimed)
+ *               element range of a claimed reduction (see claimed)
  *   offset 336  staged: the bytes of this rank's input copied into its
  *               staging area so far (see "Staged input")
  *   offset 384  failed: the last sequence this rank gave up on, and why
@@ -85,8 +85,9 @@
  *   allreduce       REDUCE my slice of count/p into recvbuf, fanning each
  *                   piece out to every other rank's recvbuf (so nobody
  *                   waits for another's progress inside the collective);
- *                   2 ranks from 2 MiB: pieces claimed from either end
- *                   instead of fixed slices (see claimed), also for reduce
+ *                   3+ ranks, and 2 ranks from 2 MiB: pieces claimed
+ *                   from either end instead of fixed slices (see
+ *                   claimed); 2 ranks also for reduce
  *   reduce_scatter  REDUCE block me into recvbuf (in place, rank > 0: into
  *                   scratch, copied to recvbuf after the drain, because
  *                   rank 0 reads block 0 of that very buffer)
@@ -897,26 +898,36 @@ static size_t claim(const direct_op_t *op, int m)
     return (size_t)k * DIRECT_SHARE_PIECE;
 }
 
-/* 2-rank reductions share the work by claims instead of fixed slices: a
- * rank that runs slower (its core busier, its data further away) than the
- * other would make the other wait in the drain for up to a few hundred us
- * at 4 MiB (per-phase probe, perf/RESULTS.md "Issue 11, 2 ranks: claimed
- * pieces").  Member 0 takes pieces from the front, member 1 from the back
- * of the element range, by compare-and-swap on one word of member 0's
- * window: (first unclaimed << 32) | end of unclaimed.  Each element is
- * still reduced by exactly one rank, in member order, and copied from
- * there: results stay bitwise the same on both ranks.  Only the rank
- * count, the collective and the count decide it, so both ranks agree. */
+/* Reductions share the work by claims instead of fixed slices: a rank
+ * that runs slower (its core busier, its data further away) than the
+ * others would make them wait in the drain for up to a few hundred us at
+ * 4 MiB (2 ranks, per-phase probe, perf/RESULTS.md "Issue 11, 2 ranks:
+ * claimed pieces").  Member 0 takes pieces from the front, the others from
+ * the back of the element range, by compare-and-swap on one word of
+ * member 0's window: (first unclaimed << 32) | end of unclaimed.  Each
+ * element is still reduced by exactly one rank, in member order, and
+ * copied from there: results stay bitwise the same on every rank.  Only
+ * the rank count, the collective and the count decide it, so all agree.
+ * 2 ranks: allreduce and reduce from 2 MiB.  3+ ranks: allreduce at every
+ * size, where ranks outnumber cores a rank's thread may wait a millisecond
+ * for a core, and with fixed slices everyone waited for its slice; with
+ * claims the running ranks take it (4 ranks on 2 cores, progress-thread
+ * overlap at 1-16 MiB: the slowest of 8 launches 0.53-0.91 -> 0.92-0.93;
+ * blocking 3-5 ranks 256 KiB-16 MiB 0.78-1.0x the time; perf/RESULTS.md
+ * "Issue 11: claimed pieces at 3+ ranks", lead of session 17).  The
+ * drain still waits for every member's done, stored after its last claim
+ * failed, so member 0 never resets the word under a late claimer. */
 #define DIRECT_CLAIM_FROM (2u << 20)
 static int claimed(const direct_op_t *op)
 {
     plx_coll_t c = op->a.coll;
-    return op->nd->n == 2 && (c == PLX_COLL_ALLREDUCE || c == PLX_COLL_REDUCE) &&
-           op->bytes >= DIRECT_CLAIM_FROM && op->a.count < ((uint64_t)1 << 32);
+    if (op->a.count >= ((uint64_t)1 << 32)) return 0;
+    if (op->nd->n == 2) return (c == PLX_COLL_ALLREDUCE || c == PLX_COLL_REDUCE) && op->bytes >= DIRECT_CLAIM_FROM;
+    return op->nd->n > 2 && c == PLX_COLL_ALLREDUCE;
 }
 
-/* Claims shrink with what is left (half of it, at most a piece), so the
- * two ranks end close together, but stay whole pages (CMA pins pages). */
+/* Claims shrink with what is left (1/n of it, at most a piece), so the
+ * ranks end close together, but stay whole pages (CMA pins pages). */
 #define DIRECT_CLAIM_MIN (64u << 10)
 static int rclaim(direct_op_t *op, size_t piece, size_t *beg, size_t *len)
 {
@@ -929,7 +940,7 @@ static int rclaim(direct_op_t *op, size_t piece, size_t *beg, size_t *len)
     for (;;) {
         uint64_t lo = v >> 32, hi = v & 0xffffffffu;
         if (lo >= hi) return 0;
-        uint64_t rem = hi - lo, take = rem / 2;
+        uint64_t rem = hi - lo, take = rem / (uint64_t)nd->n;
         if (take > cap) take = cap;
         if (take < minc) take = minc;
         take -= take % unit;
@@ -1506,6 +1517,10 @@ static int work_claimed(direct_op_t *op)
     const coll_args_t *a = &op->a;
     int solo = long_steps(op);
     size_t piece = solo ? nd->piece_solo : nd->piece;
+    if (nd->n > 2) {   /* a piece reads every peer: as work() shrinks it */
+        piece /= (size_t)(nd->n - 1);
+        if (piece < DIRECT_PIECE_MIN) piece = nd->piece < DIRECT_PIECE_MIN ? nd->piece : DIRECT_PIECE_MIN;
+    }
     piece = piece / op->es * op->es;
     if (piece == 0) piece = op->es;
     if (op->off >= op->clen) {
