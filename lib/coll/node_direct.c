@@ -87,15 +87,16 @@
  *                   waits for another's progress inside the collective);
  *                   3+ ranks, and 2 ranks from 2 MiB: pieces claimed
  *                   from either end instead of fixed slices (see
- *                   claimed); 2 ranks also for reduce
+ *                   claimed), also for reduce
  *   reduce_scatter  REDUCE block me into recvbuf (in place, rank > 0: into
  *                   scratch, copied to recvbuf after the drain, because
  *                   rank 0 reads block 0 of that very buffer)
  *   reduce          each rank REDUCEs its slice and writes it into the
- *                   root's recvbuf (2 ranks: the root's slice is the
- *                   larger, reduce2_split; in place that slice of the root's
- *                   input is read by its owner only, piece by piece before
- *                   writing it)
+ *                   root's recvbuf (2 ranks below 2 MiB: the root's slice
+ *                   is the larger, reduce2_split; in place that slice of
+ *                   the root's input is read by its owner only, piece by
+ *                   piece before writing it; claimed pieces elsewhere, as
+ *                   allreduce's, each written into the root's recvbuf)
  *   bcast           part k (count/p) of every non-root's buffer is rank k's
  *                   job: the root WRITEs its part to all; a non-root COPYs
  *                   its part from the root and WRITEs it to the others
@@ -908,13 +909,14 @@ static size_t claim(const direct_op_t *op, int m)
  * element is still reduced by exactly one rank, in member order, and
  * copied from there: results stay bitwise the same on every rank.  Only
  * the rank count, the collective and the count decide it, so all agree.
- * 2 ranks: allreduce and reduce from 2 MiB.  3+ ranks: allreduce at every
- * size, where ranks outnumber cores a rank's thread may wait a millisecond
+ * 2 ranks: allreduce and reduce from 2 MiB.  3+ ranks: both at every
+ * size: where ranks outnumber cores a rank's thread may wait a millisecond
  * for a core, and with fixed slices everyone waited for its slice; with
  * claims the running ranks take it (4 ranks on 2 cores, progress-thread
- * overlap at 1-16 MiB: the slowest of 8 launches 0.53-0.91 -> 0.92-0.93;
- * blocking 3-5 ranks 256 KiB-16 MiB 0.78-1.0x the time; perf/RESULTS.md
- * "Issue 11: claimed pieces at 3+ ranks", lead of session 17).  The
+ * overlap of allreduce at 1-64 MiB: the slowest of 8 launches -0.49-0.91
+ * -> 0.80-0.95; blocking allreduce and reduce at 3-5 ranks, 256 KiB-16 MiB,
+ * 0.78-1.05x the time by q1 and median; perf/RESULTS.md "Issue 11:
+ * claimed pieces at 3+ ranks", lead of session 17).  The
  * drain still waits for every member's done, stored after its last claim
  * failed, so member 0 never resets the word under a late claimer. */
 #define DIRECT_CLAIM_FROM (2u << 20)
@@ -923,7 +925,7 @@ static int claimed(const direct_op_t *op)
     plx_coll_t c = op->a.coll;
     if (op->a.count >= ((uint64_t)1 << 32)) return 0;
     if (op->nd->n == 2) return (c == PLX_COLL_ALLREDUCE || c == PLX_COLL_REDUCE) && op->bytes >= DIRECT_CLAIM_FROM;
-    return op->nd->n > 2 && c == PLX_COLL_ALLREDUCE;
+    return op->nd->n > 2 && (c == PLX_COLL_ALLREDUCE || c == PLX_COLL_REDUCE);
 }
 
 /* Claims shrink with what is left (1/n of it, at most a piece), so the

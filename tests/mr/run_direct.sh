@@ -7,7 +7,7 @@
 #      span many pieces, 7 and 1000 are not divisible by the rank count;
 #   2. coll_check with PLX_DIRECT_PIECE=4K (many pieces, prime counts) at
 #      3 ranks; 2 ranks at odd counts above 2 MiB (claimed pieces), claimed
-#      allreduce pieces at 4-5 ranks (also nonblocking with a progress thread), allreduce with
+#      allreduce and reduce pieces at 4-5 ranks (also nonblocking with a progress thread), allreduce with
 #      PLX_DIRECT_THP=1 (huge pages from the first call; also plx_perf's checked allgather and
 #      alltoall, whose buffers' end 2 MiB pages reach into untouched memory, at 4-32 MiB and at
 #      1-4 MiB, where an input collapsed whole is read with CMA, not staged; so also allgather at
@@ -121,14 +121,14 @@ PLX_DIRECT_PIECE=4K run_checks coll_check 3 "$MR/coll_check" --counts 0,1,7,1000
 # rest): odd counts leave a ragged last piece there too
 run_checks coll_check 2 "$MR/coll_check" --counts 524291,2097169 --coll allreduce,reduce,allgather,alltoall
 PLX_DIRECT_PIECE=4K run_checks coll_check 2 "$MR/coll_check" --counts 786433 --coll allreduce,reduce
-# 3+ ranks: allreduce claims its pieces at every size (section 1 covers 3-5
+# 3+ ranks: allreduce and reduce claim their pieces at every size (section 1 covers 3-5
 # ranks); here many claims of many 4K pieces at 4 and 5 ranks (claims
 # shrink to 64 KiB, odd counts leave a ragged last one), and nonblocking
 # with a progress thread at 4 ranks on 2 cores, where the running ranks
 # take the claims of a rank whose thread waits for a core
-PLX_DIRECT_PIECE=4K run_checks coll_check 4 "$MR/coll_check" --counts 786433 --coll allreduce
-PLX_DIRECT_PIECE=4K run_checks coll_check 5 "$MR/coll_check" --counts 100003 --coll allreduce
-PLX_PROGRESS=thread run_checks coll_check 4 "$MR/coll_check" --nb --counts 7,65537,2097169 --coll allreduce
+PLX_DIRECT_PIECE=4K run_checks coll_check 4 "$MR/coll_check" --counts 786433 --coll allreduce,reduce
+PLX_DIRECT_PIECE=4K run_checks coll_check 5 "$MR/coll_check" --counts 100003 --coll allreduce,reduce
+PLX_PROGRESS=thread run_checks coll_check 4 "$MR/coll_check" --nb --counts 7,65537,2097169 --coll allreduce,reduce
 # buffers put on huge pages on their first call (PLX_DIRECT_THP=1, lib/coll/direct_thp.c)
 PLX_DIRECT_THP=1 run_checks coll_check 2 "$MR/coll_check" --counts 262147,2097169 --coll allreduce,reduce,reduce_scatter,bcast,allgather,alltoall
 PLX_DIRECT_THP=1 run_checks coll_check 3 "$MR/coll_check" --counts 699053 --coll allreduce,reduce_scatter,bcast,allgather,alltoall
