@@ -126,9 +126,9 @@ PLX_DIRECT_PIECE=4K run_checks coll_check 2 "$MR/coll_check" --counts 786433 --c
 # shrink to 64 KiB, odd counts leave a ragged last one), and nonblocking
 # with a progress thread at 4 ranks on 2 cores, where the running ranks
 # take the claims of a rank whose thread waits for a core
-PLX_DIRECT_PIECE=4K run_checks coll_check 4 "$MR/coll_check" --counts 786433 --coll allreduce,reduce
+PLX_DIRECT_PIECE=4K run_checks coll_check 4 "$MR/coll_check" --counts 262147 --coll allreduce,reduce
 PLX_DIRECT_PIECE=4K run_checks coll_check 5 "$MR/coll_check" --counts 100003 --coll allreduce,reduce
-PLX_PROGRESS=thread run_checks coll_check 4 "$MR/coll_check" --nb --counts 7,65537,2097169 --coll allreduce,reduce
+PLX_PROGRESS=thread run_checks coll_check 4 "$MR/coll_check" --nb --counts 7,65537,524291 --coll allreduce,reduce
 # buffers put on huge pages on their first call (PLX_DIRECT_THP=1, lib/coll/direct_thp.c)
 PLX_DIRECT_THP=1 run_checks coll_check 2 "$MR/coll_check" --counts 262147,2097169 --coll allreduce,reduce,reduce_scatter,bcast,allgather,alltoall
 PLX_DIRECT_THP=1 run_checks coll_check 3 "$MR/coll_check" --counts 699053 --coll allreduce,reduce_scatter,bcast,allgather,alltoall
