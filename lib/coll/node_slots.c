@@ -71,6 +71,7 @@
 #include "node_slots.h"
 #include "signature.h"
 #include "core/reduce.h"
+#include "core/copy_stream.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +82,17 @@
 #define SLOT_ARR_OFF    384
 #define SLOT_DATA_OFF   640
 #define SLOT_INLINE     48
+/* A bcast root puts payloads of 64-256 KiB (not 64 KiB itself) into its
+ * window with streaming stores: the members' reads of the last call left
+ * its lines in their caches, and a plain copy takes each back first, 3-4x
+ * slower while the host runs the two vCPUs on different dies (3 ranks,
+ * 256 KiB: 110-140 us per call instead of 25-45).  Not for a reduce, whose
+ * root then reads every window from memory (1.5-1.9x slower at 128-256
+ * KiB), nor over 256 KiB, where the lines have left the members' caches
+ * anyway and they read from memory (5 ranks, 512 KiB: 1.13x slower;
+ * perf/RESULTS.md, issue 11, session s17b). */
+#define SLOT_STREAM_MIN (64 * 1024)
+#define SLOT_STREAM_MAX (256 * 1024)
 
 enum { SLOTS_WRITE = 0, SLOTS_READ, SLOTS_DONE };
 
@@ -415,7 +427,9 @@ static int write_phase(slots_op_t *op)
         if (ns->pend[0].seq && ns->pend[0].seq <= ns->known_done)
             check_records(ns, op->comm, ns->known_done, op);
         unsigned char *w = ns->win[ns->me];
-        if (op->bytes) memcpy(data_of(ns, w, s, op->bytes), payload(op), op->bytes);
+        if (op->a.coll == PLX_COLL_BCAST && op->bytes > SLOT_STREAM_MIN && op->bytes <= SLOT_STREAM_MAX)
+            plx_copy_stream(data_of(ns, w, s, op->bytes), payload(op), op->bytes);
+        else if (op->bytes) memcpy(data_of(ns, w, s, op->bytes), payload(op), op->bytes);
         ctl_of(w, s)->sig = op->sig;
         __atomic_store_n(&ctl_of(w, s)->seq, s, __ATOMIC_RELEASE);
     } else {

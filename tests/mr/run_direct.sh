@@ -34,6 +34,8 @@
 #      with CMA and PLX_SHM_CMA=0; a killed member in 4);
 #   2f. bcast's default direct row from 128 KiB at 3 ranks (odd counts, with
 #      CMA and PLX_SHM_CMA=0; killed root and non-root);
+#   2g. shm_slots' bcast of 64-256 KiB (streaming window writes) forced at
+#      2-5 ranks, odd counts, with CMA and PLX_SHM_CMA=0;
 #   3. with PLX_SHM_CMA=0 (single-copy reads refused): coll_check at 2 and
 #      3 ranks must pass and the log must show another algorithm ran (the
 #      next rule, whose large messages go through the shm staging area);
@@ -302,6 +304,24 @@ PLX_SHM_CMA=0 PLX_TUNE= PLX_LOG=info run_checks coll_check 3 "$MR/coll_check" --
 if grep -q "algorithm direct" "$tmp/last.log"; then
     fail "PLX_SHM_CMA=0 at 3 ranks: bcast ran direct although single-copy reads are refused"
 fi
+
+# ---- 2g: shm_slots' bcast of 64-256 KiB, whose root fills its window with
+# streaming stores (lib/coll/node_slots.c, lib/core/copy_stream.c): forced
+# at 2-5 ranks with 256 KiB windows, counts just over 64 KiB, odd (a tail
+# under one 64-byte line), exactly 256 KiB in int8 and just over it (a plain
+# copy again, or the next rule where it does not fit), every datatype and
+# root, in place and out of place; the log must show shm_slots at 65537
+# bytes; then with PLX_SHM_CMA=0 at 3 ranks (shm_slots needs no single-copy read)
+for n in 2 3 4 5; do
+    PLX_SHM_COLL_BYTES=256K PLX_TUNE="bcast:0-inf@shm_slots" PLX_LOG=info run_checks coll_check "$n" \
+        "$MR/coll_check" --coll bcast --counts 65537,100003,262144,262147
+    grep -q "bcast of 65537 bytes on $n ranks: algorithm shm_slots" "$tmp/last.log" ||
+        fail "coll_check at $n ranks: bcast of 65537 bytes did not run shm_slots when forced"
+done
+PLX_SHM_COLL_BYTES=256K PLX_SHM_CMA=0 PLX_TUNE="bcast:0-inf@shm_slots" PLX_LOG=info run_checks coll_check 3 \
+    "$MR/coll_check" --coll bcast --counts 65537,100003,262144
+grep -q "bcast of 65537 bytes on 3 ranks: algorithm shm_slots" "$tmp/last.log" ||
+    fail "PLX_SHM_CMA=0 at 3 ranks: bcast of 65537 bytes did not run shm_slots when forced"
 
 # ---- 3: single-copy reads refused ---------------------------------------------
 for n in 2 3; do
