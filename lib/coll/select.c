@@ -27,7 +27,7 @@ static const char DEFAULT_TUNE[] =
         "0-inf@dissemination;"
     "bcast:"
         "0-33K/2-2@shm_slots,"             /* slot holds it: 1.1 us at 32 KiB, binomial 144 */
-        "128K-inf/3-3@direct,"             /* shm_slots has a 3-4x slow mode at 3 ranks */
+        "256K-inf/3-3@direct,"             /* 256 KiB itself: direct (shm_slots to 128 KiB) */
         "64K-513K/3-5@shm_slots,"          /* root copies into its slot and returns */
         "256K-inf/2-2@direct,"
         "128K-inf/4-4@direct,"             /* once direct's waits sleep on a futex */

@@ -32,7 +32,7 @@
 #      counts, with CMA and with PLX_SHM_CMA=0; killed root and non-root in 4);
 #   2e. the 4-rank shm_slots row of alltoall for 33-64 KiB blocks (defaults,
 #      with CMA and PLX_SHM_CMA=0; a killed member in 4);
-#   2f. bcast's default direct row from 128 KiB at 3 ranks (odd counts, with
+#   2f. bcast's default rows at 3 ranks: shm_slots to 256 KiB, direct from it (odd counts, with
 #      CMA and PLX_SHM_CMA=0; killed root and non-root);
 #   2g. shm_slots' bcast of 64-256 KiB (streaming window writes) forced at
 #      2-5 ranks, odd counts, with CMA and PLX_SHM_CMA=0;
@@ -289,18 +289,23 @@ PLX_SHM_COLL_BYTES=256K PLX_SHM_CMA=0 PLX_TUNE= PLX_LOG=info run_checks coll_che
 grep -Eq "alltoall of (40000|50021) bytes on 4 ranks: algorithm shm_slots" "$tmp/last.log" ||
     fail "PLX_SHM_CMA=0 at 4 ranks: alltoall of 33-64 KiB blocks did not run shm_slots"
 
-# ---- 2f: bcast's default direct row from 128 KiB at 3 ranks (lib/coll/select.c):
-# 131075 elements, every datatype, every root, in place and out of place.
-# The log names each algorithm at its first use only; with this count the
-# first bcast of 128-256 KiB is int8's 131075 bytes, which the 256 KiB
-# windows of 3 ranks on 2 cores would hold (shm_slots before the row: this
-# check fails there); larger types are direct under the older 256K-inf row
-# too.  Then odd counts, and PLX_SHM_CMA=0: the next rule, never direct.
+# ---- 2f: bcast at 3 ranks with the default rules (lib/coll/select.c):
+# shm_slots to 256 KiB (its root streams 64-256 KiB into the window, 2g),
+# then direct from 256 KiB itself, every datatype, every root, in place and
+# out of place.  The log names each algorithm at its first use only; with
+# one count per run the first bcast is int8's, whose bytes are the count:
+# 131075 bytes must run shm_slots (the row from 128 KiB of session 16 ran
+# direct there), exactly 262144 direct (the 256 KiB windows of 3 ranks on
+# 2 cores would hold it: shm_slots without the row).  Then odd counts, and
+# PLX_SHM_CMA=0: the next rule, never direct.
 PLX_SHM_COLL_BYTES=256K PLX_TUNE= PLX_LOG=info run_checks coll_check 3 "$MR/coll_check" --coll bcast --counts 131075
-grep -q "bcast of 131075 bytes on 3 ranks: algorithm direct" "$tmp/last.log" ||
-    fail "coll_check at 3 ranks: bcast of 131075 bytes (128 KiB + 3) did not run direct with the default rules"
+grep -q "bcast of 131075 bytes on 3 ranks: algorithm shm_slots" "$tmp/last.log" ||
+    fail "coll_check at 3 ranks: bcast of 131075 bytes (128 KiB + 3) did not run shm_slots with the default rules"
+PLX_SHM_COLL_BYTES=256K PLX_TUNE= PLX_LOG=info run_checks coll_check 3 "$MR/coll_check" --coll bcast --counts 262144
+grep -q "bcast of 262144 bytes on 3 ranks: algorithm direct" "$tmp/last.log" ||
+    fail "coll_check at 3 ranks: bcast of 262144 bytes (256 KiB) did not run direct with the default rules"
 PLX_TUNE= run_checks coll_check 3 "$MR/coll_check" --coll bcast --counts 7,65537,100003
-PLX_SHM_CMA=0 PLX_TUNE= PLX_LOG=info run_checks coll_check 3 "$MR/coll_check" --coll bcast --counts 65537,131075
+PLX_SHM_CMA=0 PLX_TUNE= PLX_LOG=info run_checks coll_check 3 "$MR/coll_check" --coll bcast --counts 65537,262144
 if grep -q "algorithm direct" "$tmp/last.log"; then
     fail "PLX_SHM_CMA=0 at 3 ranks: bcast ran direct although single-copy reads are refused"
 fi
