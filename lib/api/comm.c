@@ -343,7 +343,7 @@ plx_status_t plx_comm_free(plx_comm_t *comm)
     plx_ctx_unlock(ctx);
 
     /* the id returns to the pool only once nobody reads our slot window */
-    int drained = plx_slots_drain(c, ctx->cfg.timeout_s) == 0 && plx_direct_drained(c);
+    int drained = plx_slots_drain(c, ctx->cfg.timeout_s) == 0 && plx_direct_drained(c, ctx->cfg.timeout_s);
     plx_ctx_lock(ctx);
     uint64_t last = plx_slots_last_seq(c), dlast = plx_direct_last_seq(c);
     if (dlast > last) last = dlast;

@@ -19,6 +19,9 @@
  *               element range of a claimed reduction (see claimed)
  *   offset 336  staged: the bytes of this rank's input copied into its
  *               staging area so far (see "Staged input")
+ *   offset 344  reduction finished (member 0's window only): sequence and
+ *               elements of a claimed reduction reduced and written out
+ *               (see "Ending a claimed reduction")
  *   offset 384  failed: the last sequence this rank gave up on, and why
  *               (its status at offset 392, written first)
  *   offset 448  event: bumped after each of the stores above (a futex
@@ -234,6 +237,7 @@
 #include <unistd.h>
 #include <limits.h>
 #include <time.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include "direct_probe.h"
@@ -245,6 +249,7 @@
 #define DIRECT_CLAIM_OFF 320
 #define DIRECT_RCLAIM_OFF 328
 #define DIRECT_STAGED_OFF 336
+#define DIRECT_RFIN_OFF  344
 /* a staged input moves in pieces of this size (see "Staged input") */
 #define DIRECT_STAGE_PIECE (256u << 10)
 #define DIRECT_INTO_DST_MIN (128u << 10) /* reduce_piece: member 0 reads into the destination */
@@ -366,6 +371,9 @@ struct node_direct {
     plx_status_t broken_status;
     int hdr_open;                    /* the last collective ended without the drain's wait
                                       * (a star's non-root): members may still copy its header */
+    uint64_t fin_open;               /* the last collective, a claimed reduction, ended on its
+                                        finished count: its members' done is waited for at the
+                                        next turn (see "Ending a claimed reduction") */
     struct direct_close *close;      /* numbers this rank ended without the drain (above) */
     int nclose, close_cap;
     plx_thp_cache_t thp;             /* buffers seen, for their huge pages (direct_thp.c) */
@@ -391,6 +399,7 @@ static inline uint64_t *claim_of(unsigned char *w) { return (uint64_t *)(w + DIR
 static inline uint64_t *fail_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_FAIL_OFF); }
 static inline int32_t *fail_status_of(unsigned char *w) { return (int32_t *)(w + DIRECT_FAIL_OFF + 8); }
 static inline uint64_t *rclaim_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_RCLAIM_OFF); }
+static inline uint64_t *rfin_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_RFIN_OFF); }
 static inline uint64_t *staged_of(unsigned char *w) { return (uint64_t *)(w + DIRECT_STAGED_OFF); }
 static inline uint32_t *event_of(unsigned char *w) { return (uint32_t *)(w + DIRECT_EVENT_OFF); }
 static inline uint32_t *sleepers_of(unsigned char *w) { return (uint32_t *)(w + DIRECT_EVENT_OFF + 4); }
@@ -398,13 +407,14 @@ static inline uint32_t *sleepers_of(unsigned char *w) { return (uint32_t *)(w + 
 /* After a store of seq, done or failed: wake the members asleep on it
  * (plx_direct_sleep).  Sequentially consistent against the sleeper's
  * count-then-recheck, so either it sees the store or this sees it. */
-static void announce(struct node_direct *nd)
+static void announce_at(unsigned char *w)
 {
-    unsigned char *w = nd->win[nd->me];
     __atomic_add_fetch(event_of(w), 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(sleepers_of(w), __ATOMIC_SEQ_CST))
         syscall(SYS_futex, event_of(w), FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
+
+static void announce(struct node_direct *nd) { announce_at(nd->win[nd->me]); }
 
 /* Tell the peers that this rank gave up on collective seq with status st. */
 static void publish_failure(struct node_direct *nd, uint64_t seq, plx_status_t st)
@@ -620,9 +630,35 @@ static int nd_drained(const struct node_direct *nd)
     return !nd || (!nd->broken && (nd->local_done == nd->next_seq - 1 || nd->nclose > 0));
 }
 
-int plx_direct_drained(plx_comm_t comm)
+/* The last collective ended on its finished count (see "Ending a claimed
+ * reduction"): wait, up to timeout_s, for every member's done of it; 0 if
+ * a member died or never stored it. */
+static int fin_settled(plx_comm_t comm, struct node_direct *nd, double timeout_s)
 {
-    return nd_drained(comm->direct) && nd_drained(comm->direct_node);
+    if (!nd || !nd->fin_open) return 1;
+    double t0 = plx_now();
+    for (unsigned i = 0;; i++) {
+        int m = 0;
+        while (m < nd->n && (m == nd->me || __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) >= nd->fin_open))
+            m++;
+        if (m == nd->n) {
+            nd->fin_open = 0;
+            return 1;
+        }
+        if (plx_peer_status(comm->ctx, nd->world[m]) != PLX_SUCCESS || plx_now() - t0 > timeout_s) return 0;
+        if (i < 64) {
+            sched_yield();
+        } else {
+            struct timespec ts = { 0, 50000 };
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+int plx_direct_drained(plx_comm_t comm, double timeout_s)
+{
+    return fin_settled(comm, comm->direct, timeout_s) && fin_settled(comm, comm->direct_node, timeout_s) &&
+           nd_drained(comm->direct) && nd_drained(comm->direct_node);
 }
 
 uint64_t plx_direct_last_seq(plx_comm_t comm)
@@ -956,6 +992,37 @@ static int rclaim(direct_op_t *op, size_t piece, size_t *beg, size_t *len)
     }
 }
 
+/* Ending a claimed reduction (3+ ranks).  Each claimer adds the elements
+ * of every piece it reduced and wrote out to one word of member 0's
+ * window, (seq << 32) | finished, and wakes whoever sleeps on that
+ * window.  Once the word holds the count, no member reads an input or
+ * writes an output of s any more, so the drain ends there instead of
+ * waiting for every member's done: a rank whose thread waited for a core
+ * and took no claim no longer holds the others at the end (4 ranks on 2
+ * cores, progress-thread overlap; perf/RESULTS.md "Issue 11: ending a
+ * claimed reduction on its finished count", lead of session 17).  That
+ * rank may not even have met s yet, so the headers and claim words of s
+ * must stay as they are: the next turn first waits for every member's
+ * done of s (fin_open), which each member stores in its own drain, after
+ * its last claim.  Only with a successful meet: a mismatch skips the
+ * work, and that drain waits as every other does. */
+static int fin_drain(const direct_op_t *op)
+{
+    return op->nd->n > 2 && claimed(op) && op->status == PLX_SUCCESS;
+}
+
+static uint64_t fin_tag(uint64_t seq) { return (seq & 0xffffffffu) << 32; }
+
+/* s's word holds its count, or member 0 has already set it up for a later
+ * collective (which it does only after every member's done of s) */
+static int fin_reached(const direct_op_t *op)
+{
+    uint64_t v = __atomic_load_n(rfin_of(op->nd->win[0]), __ATOMIC_ACQUIRE);
+    uint32_t tag = (uint32_t)(v >> 32), cur = (uint32_t)op->seq;
+    if (tag == cur) return (v & 0xffffffffu) == op->a.count;
+    return (int32_t)(tag - cur) > 0;
+}
+
 /* Note one buffer of this collective for huge pages (direct_thp.c), when
  * it is large enough to pay the collapse back. */
 static int thp_buffer(direct_op_t *op, const void *p, size_t len)
@@ -1134,6 +1201,18 @@ static int turn(direct_op_t *op)
     const coll_args_t *a = &op->a;
     if (nd->local_done != op->prev) closes_run(nd);
     if (nd->local_done != op->prev) return 0;   /* one at a time, in order */
+    if (nd->fin_open) {
+        /* the last one ended on its finished count: every member's done
+         * of it before this header replaces its (see "Ending a claimed
+         * reduction"); op->next: the member waited for */
+        for (int m = 0; m < nd->n; m++)
+            if (m != nd->me && __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) < nd->fin_open) {
+                op->next = m;
+                return 0;
+            }
+        nd->fin_open = 0;
+        op->next = 0;
+    }
     size_t need = scratch_need(op);
     if (need > nd->scratch_cap) {
         void *p = aligned_alloc(64, (need + 63) & ~(size_t)63);
@@ -1188,7 +1267,10 @@ static int turn(direct_op_t *op)
     h->op = (int32_t)a->op;
     h->root = (int32_t)a->root;
     /* (member 1 claims only after it met this header) */
-    if (nd->me == 0 && claimed(op)) __atomic_store_n(rclaim_of(w), (uint64_t)a->count, __ATOMIC_RELAXED);
+    if (nd->me == 0 && claimed(op)) {
+        __atomic_store_n(rclaim_of(w), (uint64_t)a->count, __ATOMIC_RELAXED);
+        if (nd->n > 2) __atomic_store_n(rfin_of(w), fin_tag(op->seq), __ATOMIC_RELAXED);
+    }
     __atomic_store_n(&h->seq, op->seq, __ATOMIC_RELEASE);
     announce(nd);
     return 1;
@@ -1547,6 +1629,10 @@ static int work_claimed(direct_op_t *op)
         return -1;
     }
     op->off += l;
+    if (nd->n > 2) {   /* reduced and written out (see "Ending a claimed reduction") */
+        __atomic_add_fetch(rfin_of(nd->win[0]), (uint64_t)(l / op->es), __ATOMIC_RELEASE);
+        announce_at(nd->win[0]);
+    }
     return 1;
 }
 
@@ -1686,6 +1772,13 @@ static int drain(direct_op_t *op)
     /* a non-root of a star collective: nobody touches its buffers (above) */
     int wait = !op->star || nd->me == op->a.root;
     nd->hdr_open = !wait;   /* then the next turn fences (turn) */
+    if (fin_drain(op)) {
+        /* every element reduced and written out: end here, the next turn
+         * waits for the members' done (see "Ending a claimed reduction") */
+        if (!fin_reached(op)) return 0;
+        nd->fin_open = op->seq;
+        wait = 0;
+    }
     if (op->star && op->a.coll == PLX_COLL_BCAST && nd->me == star_written(op) && op->status == PLX_SUCCESS) {
         /* the root writes into this rank's buffer: wait for the root alone */
         if (__atomic_load_n(done_of(nd->win[op->a.root]), __ATOMIC_ACQUIRE) < op->seq) {
@@ -1846,6 +1939,21 @@ int plx_direct_sleep_target(const direct_op_t *op, direct_sleep_t *t)
 {
     const struct node_direct *nd = op->nd;
     if (op->v || !nd || !nd->oversub || op->phase == DIRECT_DONE) return 0;
+    if ((op->phase == DIRECT_TURN && nd->fin_open && nd->local_done == op->prev) ||
+        (op->phase == DIRECT_DRAIN && fin_drain(op))) {
+        /* (see "Ending a claimed reduction") a turn waits for member
+         * op->next's done, the drain for member 0's finished count */
+        int turn = op->phase == DIRECT_TURN, m = turn ? op->next : 0;
+        if (m < 0 || m >= nd->n || (turn && m == nd->me)) return 0;
+        unsigned char *w = nd->win[m];
+        t->event = event_of(w);
+        t->sleepers = sleepers_of(w);
+        t->ev = __atomic_load_n(t->event, __ATOMIC_SEQ_CST);
+        t->word = turn ? done_of(w) : rfin_of(w);
+        t->want = turn ? nd->fin_open : fin_tag(op->seq) | op->a.count;
+        t->lone = nd->lone_sleep;
+        return __atomic_load_n(t->word, __ATOMIC_SEQ_CST) < t->want;
+    }
     if (op->phase != DIRECT_MEET && op->phase != DIRECT_DRAIN) return 0;
     int m = op->next, go = star_go_wait(op);
     if (go) m = op->a.root;
@@ -1926,6 +2034,9 @@ int plx_direct_check(direct_op_t *op, double elapsed, double limit)
                       !(op->star && m != op->a.root && __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) >= s);
         else if (op->phase == DIRECT_WORK)
             missing = op->stage_wait == m;   /* its staged input (see "Staged input") */
+        else if (op->phase == DIRECT_TURN)
+            missing = nd->fin_open && nd->local_done == op->prev &&
+                      __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) < nd->fin_open;
         else if (op->phase == DIRECT_DRAIN)
             /* (a star bcast's written member waits for the root alone) */
             missing = __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) < s &&

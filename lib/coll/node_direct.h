@@ -116,9 +116,11 @@ int plx_direct_node_can_run(plx_comm_t comm, const int *members, int n);
 void plx_direct_sched_phase(plx_sched_t *s, plx_comm_t comm, const coll_args_t *a);
 
 /* Before freeing comm: 1 when no member can still be reading this rank's
- * window or buffers (every collective ended with its drain), 0 if the last
- * one failed (then comm's id must not be reused). */
-int plx_direct_drained(plx_comm_t comm);
+ * window or buffers (every collective ended with its drain; a claimed
+ * reduction that ended on its finished count: waits up to timeout_s for
+ * every member's done of it), 0 if the last one failed or a member never
+ * finished it (then comm's id must not be reused). */
+int plx_direct_drained(plx_comm_t comm, double timeout_s);
 /* The last node-local sequence number comm's direct state used (0: none). */
 uint64_t plx_direct_last_seq(plx_comm_t comm);
 /* Free comm's state (comm free, finalize). */
