@@ -237,7 +237,6 @@
 #include <unistd.h>
 #include <limits.h>
 #include <time.h>
-#include <sched.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include "direct_probe.h"
@@ -637,7 +636,9 @@ static int fin_settled(plx_comm_t comm, struct node_direct *nd, double timeout_s
 {
     if (!nd || !nd->fin_open) return 1;
     double t0 = plx_now();
-    for (unsigned i = 0;; i++) {
+    plx_backoff_t bo;
+    plx_backoff_reset(&bo);
+    for (;;) {
         int m = 0;
         while (m < nd->n && (m == nd->me || __atomic_load_n(done_of(nd->win[m]), __ATOMIC_ACQUIRE) >= nd->fin_open))
             m++;
@@ -646,12 +647,7 @@ static int fin_settled(plx_comm_t comm, struct node_direct *nd, double timeout_s
             return 1;
         }
         if (plx_peer_status(comm->ctx, nd->world[m]) != PLX_SUCCESS || plx_now() - t0 > timeout_s) return 0;
-        if (i < 64) {
-            sched_yield();
-        } else {
-            struct timespec ts = { 0, 50000 };
-            nanosleep(&ts, NULL);
-        }
+        plx_backoff_idle(&bo);   /* as plx_slots_drain waits */
     }
 }
 
