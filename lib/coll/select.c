@@ -333,17 +333,36 @@ static void print_size(FILE *out, size_t v)
     else fprintf(out, "%zu", v);
 }
 
+/* Whether rule i of sets[k] can never decide at comm_size: an earlier rule
+ * for that size runs the same algorithm over all of its range, so it took
+ * every size of it already, or can_run (which sees only the communicator and
+ * the size) refused them for both.  (The 3-rank bcast row before the
+ * 3-5-rank shm_slots row makes the 3-5-rank direct row dead at 3 ranks.) */
+static int shadowed(const coll_rules_t *const sets[2], int k, int i, int comm_size)
+{
+    const range_rule_t *r = &sets[k]->r[i];
+    for (int kk = 0; kk <= k; kk++)
+        for (int j = 0; j < (kk < k ? sets[kk]->n : i); j++) {
+            const range_rule_t *e = &sets[kk]->r[j];
+            if (comm_size >= e->pmin && comm_size <= e->pmax && e->algo == r->algo && e->lo <= r->lo &&
+                (e->hi == SIZE_MAX || (r->hi != SIZE_MAX && e->hi >= r->hi)))
+                return 1;
+        }
+    return 0;
+}
+
 void plx_select_print(const plx_select_t *sel, FILE *out, int comm_size)
 {
     fprintf(out, "# selector table for %d ranks (bytes = count x datatype size per call)\n", comm_size);
     fprintf(out, "# %-15s %-14s %s\n", "collective", "bytes", "algorithm (source)");
     for (int c = 0; c < PLX_COLL_COUNT; c++) {
-        const coll_rules_t *sets[2] = { &sel->user[c], &sel->def[c] };
+        const coll_rules_t *const sets[2] = { &sel->user[c], &sel->def[c] };
         const char *src[2] = { "PLX_TUNE", "default" };
         for (int k = 0; k < 2; k++) {
             for (int i = 0; i < sets[k]->n; i++) {
                 const range_rule_t *r = &sets[k]->r[i];
                 if (comm_size < r->pmin || comm_size > r->pmax) continue;   /* not for this size */
+                if (shadowed(sets, k, i, comm_size)) continue;                 /* never decides here */
                 fprintf(out, "  %-15s ", plx_coll_name((plx_coll_t)c));
                 char buf[64];
                 FILE *m = fmemopen(buf, sizeof buf, "w");

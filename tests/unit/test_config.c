@@ -241,6 +241,33 @@ START_TEST(test_tune_rank_ranges)
 }
 END_TEST
 
+/* plexus_info --tune: a row that can never decide at that rank count (an
+ * earlier row runs the same algorithm over all of its range) is not
+ * printed; a wider row with the same algorithm is. */
+START_TEST(test_tune_print_shadowed)
+{
+    plx_select_t *sel;
+    char err[256] = "", buf[16384];
+    ck_assert_int_eq(plx_select_create("bcast:0-1M@binomial,0-512K@binomial,0-2M@binomial,0-inf/2-2@binomial", &sel,
+                                       err, sizeof err),
+                     PLX_SUCCESS);
+    FILE *m = fmemopen(buf, sizeof buf, "w");
+    ck_assert_ptr_nonnull(m);
+    plx_select_print(sel, m, 3);
+    fclose(m);
+    ck_assert_ptr_nonnull(strstr(buf, "0-1M           binomial (PLX_TUNE"));
+    ck_assert_ptr_null(strstr(buf, "0-512K"));                                   /* inside 0-1M */
+    ck_assert_ptr_nonnull(strstr(buf, "0-2M           binomial (PLX_TUNE"));     /* wider: decides 1-2M */
+    ck_assert_ptr_null(strstr(buf, "0-inf          binomial (PLX_TUNE"));      /* 2 ranks only */
+    m = fmemopen(buf, sizeof buf, "w");
+    plx_select_print(sel, m, 2);
+    fclose(m);
+    ck_assert_ptr_nonnull(strstr(buf, "0-inf          binomial (PLX_TUNE"));   /* decides 2M-inf at 2 ranks */
+    ck_assert_ptr_null(strstr(buf, "bcast           0-128K "));     /* the default's, inside the PLX_TUNE rows */
+    plx_select_free(sel);
+}
+END_TEST
+
 static void expect_bad(const char *tune, const char *token)
 {
     plx_select_t *sel = NULL;
@@ -347,6 +374,7 @@ int main(void)
     tcase_add_test(tc, test_tune_defaults_cover_everything);
     tcase_add_test(tc, test_tune_override);
     tcase_add_test(tc, test_tune_rank_ranges);
+    tcase_add_test(tc, test_tune_print_shadowed);
     tcase_add_test(tc, test_tune_bad);
     tcase_add_test(tc, test_env_table_complete);
     suite_add_tcase(s, tc);
