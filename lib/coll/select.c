@@ -45,7 +45,8 @@ static const char DEFAULT_TUNE[] =
         "256K-inf/2-2@direct,"
         "128K-inf/4-4@direct,"
         "256K-inf/3-5@direct,"
-        "16K-33K/6-inf@shm_slots,"         /* 6-8 ranks: non-roots copy into a slot and leave */
+        "16K-33K/6-6@shm_slots,"           /* non-roots copy into a slot and leave */
+        "32K-33K/8-8@shm_slots,"           /* (8 ranks, 16 KiB: binomial, even) */
         "128K-inf/6-inf@direct,"           /* 6-8 ranks (64 KiB: binomial, even) */
         "0-inf@hier,"
         "0-128K@binomial,"
