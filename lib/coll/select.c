@@ -94,7 +94,8 @@ static const char DEFAULT_TUNE[] =
         "85K-inf/3-3@direct,"
         "4K-32K/6-6@linear,"               /* 6 ranks: pairwise's 5 steps each wait */
         "32K-inf/6-6@direct,"
-        "2K-inf/8-8@direct,"               /* 8 ranks: direct from 2 KiB (7 not measured) */
+        "2K-inf/8-8@direct,"               /* 8 ranks: direct from 2 KiB */
+        "4K-inf/7-7@linear,"               /* 7 ranks: pairwise 1.04-2.4x (direct bimodal) */
         "0-4K@linear,"
         "4K-inf@pairwise;"
     "gather:"

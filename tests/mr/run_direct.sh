@@ -36,8 +36,9 @@
 #      CMA and PLX_SHM_CMA=0; killed root and non-root);
 #   2g. shm_slots' bcast of 64-256 KiB (streaming window writes) forced at
 #      2-5 ranks, odd counts, with CMA and PLX_SHM_CMA=0;
-#   2h. the 6+-rank default rows at 6 ranks: each row's algorithm in the log
-#      at one size inside it (odd counts), and with PLX_SHM_CMA=0;
+#   2h. the 6+-rank default rows at 6 ranks (alltoall's 7-rank row at 7):
+#      each row's algorithm in the log at one size inside it (odd counts), and
+#      with PLX_SHM_CMA=0;
 #   3. with PLX_SHM_CMA=0 (single-copy reads refused): coll_check at 2 and
 #      3 ranks must pass and the log must show another algorithm ran (the
 #      next rule, whose large messages go through the shm staging area);
@@ -368,6 +369,10 @@ for c in alltoall scatter; do
     grep -q "$c of 5003 bytes on 6 ranks: algorithm linear" "$tmp/last.log" ||
         fail "coll_check at 6 ranks: $c of 5003-byte blocks did not run linear with the default rules"
 done
+# 7 ranks: alltoall runs linear from 4 KiB blocks
+PLX_TUNE= PLX_LOG=info run_checks coll_check 7 "$MR/coll_check" --coll alltoall --counts 40009
+grep -q "alltoall of 40009 bytes on 7 ranks: algorithm linear" "$tmp/last.log" ||
+    fail "coll_check at 7 ranks: alltoall of 40009-byte blocks did not run linear with the default rules"
 PLX_SHM_CMA=0 PLX_TUNE= PLX_LOG=info run_checks coll_check 6 "$MR/coll_check" \
     --coll allreduce,reduce_scatter,reduce,bcast,allgather,alltoall,gather,scatter --counts 5003,32768,40009
 if grep -q "algorithm direct" "$tmp/last.log"; then
