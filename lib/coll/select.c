@@ -19,10 +19,10 @@
  * row (shm_slots, direct) that cannot run, e.g. a communicator across
  * nodes, passes the call on to hier and then to the p2p schedules.
  * "slot": shm_slots' per-rank window holds the payload (32 KiB with a core
- * per rank, 256 KiB where ranks outnumber cores). */
+ * per rank and at 6-8 ranks, 256 KiB where 3-5 ranks outnumber cores). */
 static const char DEFAULT_TUNE[] =
     "barrier:"
-        "0-inf@shm_slots,"                 /* every size, 2 and 4 ranks */
+        "0-inf@shm_slots,"                 /* every size, 2, 4, 6 and 8 ranks */
         "0-inf@hier,"                      /* across nodes */
         "0-inf@dissemination;"
     "bcast:"
@@ -32,6 +32,8 @@ static const char DEFAULT_TUNE[] =
         "256K-inf/2-2@direct,"
         "128K-inf/4-4@direct,"             /* once direct's waits sleep on a futex */
         "256K-inf/3-5@direct,"
+        "32K-33K/6-inf@shm_slots,"         /* 6-8 ranks: 32 KiB fills the 32 KiB slot */
+        "64K-inf/6-inf@direct,"            /* 6-8 ranks: binomial / scatter_allgather 1.2-3x */
         "0-inf@hier,"
         "0-128K@binomial,"
         "128K-inf@scatter_allgather;"
@@ -43,12 +45,16 @@ static const char DEFAULT_TUNE[] =
         "256K-inf/2-2@direct,"
         "128K-inf/4-4@direct,"
         "256K-inf/3-5@direct,"
+        "16K-33K/6-6@shm_slots,"           /* non-roots copy into a slot and leave */
+        "32K-33K/8-8@shm_slots,"           /* (8 ranks, 16 KiB: binomial, even) */
+        "128K-inf/6-inf@direct,"           /* 6-8 ranks (64 KiB: binomial, even) */
         "0-inf@hier,"
         "0-128K@binomial,"
         "128K-inf@reduce_scatter_gather,"
         "0-inf@ordered;"                   /* rank order for a non-commutative user op */
     "allreduce:"
         "0-32K@shm_slots,"
+        "32K-33K/6-inf@shm_slots,"         /* 32 KiB at 6-8 ranks: the ring 1.8x */
         "64K-128K/1-1@direct,"             /* 64-128 KiB direct except at 2 ranks */
         "64K-128K/3-3@direct,"             /* ... and 4 (the ring: 54 us against 107) */
         "64K-128K/5-inf@direct,"
@@ -61,6 +67,7 @@ static const char DEFAULT_TUNE[] =
     "allgather:"
         "0-32K@shm_slots,"
         "32K-64K/4-4@direct,"              /* staged input */
+        "32K-64K/6-inf@direct,"            /* 6-8 ranks: the ring 2x */
         "64K-inf@direct,"
         "0-inf@hier,"
         "0-32K@bruck,"
@@ -70,6 +77,8 @@ static const char DEFAULT_TUNE[] =
         "0-64K/3-5@shm_slots,"
         "32K-inf/2-2@direct,"
         "64K-inf/3-inf@direct,"
+        "0-64K/6-inf@shm_slots,"           /* 6-8 ranks, totals the 32 KiB slot holds */
+        "32K-64K/6-6@direct,"              /* 6 ranks (8: even with the ring) */
         "0-16K@recursive_halving,"
         "16K-inf@ring,"
         "0-inf@ordered;"                   /* rank order for a non-commutative user op */
@@ -83,6 +92,10 @@ static const char DEFAULT_TUNE[] =
         "32K-inf/4-4@direct,"              /* staged input */
         "64K-inf/5-5@direct,"
         "85K-inf/3-3@direct,"
+        "4K-32K/6-6@linear,"               /* 6 ranks: pairwise's 5 steps each wait */
+        "32K-inf/6-6@direct,"
+        "2K-inf/8-8@direct,"               /* 8 ranks: direct from 2 KiB */
+        "4K-inf/7-7@linear,"               /* 7 ranks: pairwise 1.04-2.4x (direct bimodal) */
         "0-4K@linear,"
         "4K-inf@pairwise;"
     "gather:"
@@ -93,6 +106,7 @@ static const char DEFAULT_TUNE[] =
         "256K-inf/2-2@direct,"
         "64K-inf/4-5@direct,"              /* a star once direct's waits yield, then sleep */
         "85K-inf/3-3@direct,"
+        "16K-inf/6-inf@direct,"            /* 6-8 ranks: a star, 0.4-0.6x binomial / linear */
         "0-32K@binomial,"
         "32K-inf@linear;"
     "scatter:"
@@ -100,6 +114,7 @@ static const char DEFAULT_TUNE[] =
         "256K-inf/2-2@direct,"
         "33K-inf/3-5@direct,"              /* a star: non-roots read their own blocks */
         "4K-32K/4-5@linear,"               /* binomial forwards through waiting ranks */
+        "2K-32K/6-inf@linear,"             /* ... at 6-8 ranks from 2 KiB blocks */
         "0-32K@binomial,"
         "32K-inf@linear;"
     /* The v-forms (issue 14).  alltoallv, gatherv and scatterv choose by

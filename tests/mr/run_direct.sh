@@ -3,7 +3,7 @@
 # ("direct", lib/coll/node_direct.c), all eight forced through PLX_TUNE for
 # every size:
 #   1. coll_check (every collective x datatype x count up to 1<<20 x op x
-#      root x in place, sub-communicators) at 1-5 ranks; counts of 1<<20
+#      root x in place, sub-communicators) at 1-6 ranks; counts of 1<<20
 #      span many pieces, 7 and 1000 are not divisible by the rank count;
 #   2. coll_check with PLX_DIRECT_PIECE=4K (many pieces, prime counts) at
 #      3 ranks; 2 ranks at odd counts above 2 MiB (claimed pieces), claimed
@@ -36,6 +36,9 @@
 #      CMA and PLX_SHM_CMA=0; killed root and non-root);
 #   2g. shm_slots' bcast of 64-256 KiB (streaming window writes) forced at
 #      2-5 ranks, odd counts, with CMA and PLX_SHM_CMA=0;
+#   2h. the 6+-rank default rows at 6 ranks (alltoall's 7-rank row at 7):
+#      each row's algorithm in the log at one size inside it (odd counts), and
+#      with PLX_SHM_CMA=0;
 #   3. with PLX_SHM_CMA=0 (single-copy reads refused): coll_check at 2 and
 #      3 ranks must pass and the log must show another algorithm ran (the
 #      next rule, whose large messages go through the shm staging area);
@@ -113,6 +116,9 @@ for n in 1 2 3 4 5; do
     PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --big-dtypes "$dt"
     grep -q "algorithm direct" "$tmp/last.log" || fail "coll_check at $n ranks: the log shows no direct algorithm"
 done
+# 6 ranks (3 per core on 2 cores): int8 at the big counts keeps it short
+PLX_LOG=info run_checks coll_check 6 "$MR/coll_check" --big-dtypes int8
+grep -q "algorithm direct" "$tmp/last.log" || fail "coll_check at 6 ranks: the log shows no direct algorithm"
 # many pieces per collective, counts that are primes
 PLX_DIRECT_PIECE=4K run_checks coll_check 3 "$MR/coll_check" --counts 0,1,7,1000,65537,100003 \
     --coll allreduce,reduce_scatter,reduce,bcast,allgather,alltoall,gather,scatter
@@ -328,6 +334,53 @@ PLX_SHM_COLL_BYTES=256K PLX_SHM_CMA=0 PLX_TUNE="bcast:0-inf@shm_slots" PLX_LOG=i
 grep -q "bcast of 65537 bytes on 3 ranks: algorithm shm_slots" "$tmp/last.log" ||
     fail "PLX_SHM_CMA=0 at 3 ranks: bcast of 65537 bytes did not run shm_slots when forced"
 
+# ---- 2h: the 6+-rank rows of the defaults (lib/coll/select.c), at 6 ranks:
+# one count per run (int8 first, so its bytes are the count: a block for
+# allgather, reduce_scatter, alltoall, gather and scatter), every datatype,
+# root and op; the log must name the row's algorithm at that size.  Then
+# PLX_SHM_CMA=0: the rows through shm_slots and linear still run, direct's
+# pass on to the next rule.
+PLX_TUNE= PLX_LOG=info run_checks coll_check 6 "$MR/coll_check" --coll bcast,allreduce --counts 32768
+for c in bcast allreduce; do
+    grep -q "$c of 32768 bytes on 6 ranks: algorithm shm_slots" "$tmp/last.log" ||
+        fail "coll_check at 6 ranks: $c of 32768 bytes did not run shm_slots with the default rules"
+done
+PLX_TUNE= PLX_LOG=info run_checks coll_check 6 "$MR/coll_check" --coll bcast,reduce --counts 200003
+for c in bcast reduce; do
+    grep -q "$c of 200003 bytes on 6 ranks: algorithm direct" "$tmp/last.log" ||
+        fail "coll_check at 6 ranks: $c of 200003 bytes did not run direct with the default rules"
+done
+PLX_TUNE= PLX_LOG=info run_checks coll_check 6 "$MR/coll_check" --coll reduce,gather --counts 20011
+grep -q "reduce of 20011 bytes on 6 ranks: algorithm shm_slots" "$tmp/last.log" ||
+    fail "coll_check at 6 ranks: reduce of 20011 bytes did not run shm_slots with the default rules"
+grep -q "gather of 20011 bytes on 6 ranks: algorithm direct" "$tmp/last.log" ||
+    fail "coll_check at 6 ranks: gather of 20011-byte blocks did not run direct with the default rules"
+PLX_TUNE= PLX_LOG=info run_checks coll_check 6 "$MR/coll_check" --coll allgather,reduce_scatter,alltoall \
+    --counts 40009
+for c in allgather reduce_scatter alltoall; do
+    grep -q "$c of 40009 bytes on 6 ranks: algorithm direct" "$tmp/last.log" ||
+        fail "coll_check at 6 ranks: $c of 40009-byte blocks did not run direct with the default rules"
+done
+PLX_TUNE= PLX_LOG=info run_checks coll_check 6 "$MR/coll_check" --coll reduce_scatter,alltoall,scatter \
+    --counts 5003
+grep -q "reduce_scatter of 5003 bytes on 6 ranks: algorithm shm_slots" "$tmp/last.log" ||
+    fail "coll_check at 6 ranks: reduce_scatter of 5003-byte blocks did not run shm_slots with the default rules"
+for c in alltoall scatter; do
+    grep -q "$c of 5003 bytes on 6 ranks: algorithm linear" "$tmp/last.log" ||
+        fail "coll_check at 6 ranks: $c of 5003-byte blocks did not run linear with the default rules"
+done
+# 7 ranks: alltoall runs linear from 4 KiB blocks
+PLX_TUNE= PLX_LOG=info run_checks coll_check 7 "$MR/coll_check" --coll alltoall --counts 40009
+grep -q "alltoall of 40009 bytes on 7 ranks: algorithm linear" "$tmp/last.log" ||
+    fail "coll_check at 7 ranks: alltoall of 40009-byte blocks did not run linear with the default rules"
+PLX_SHM_CMA=0 PLX_TUNE= PLX_LOG=info run_checks coll_check 6 "$MR/coll_check" \
+    --coll allreduce,reduce_scatter,reduce,bcast,allgather,alltoall,gather,scatter --counts 5003,32768,40009
+if grep -q "algorithm direct" "$tmp/last.log"; then
+    fail "PLX_SHM_CMA=0 at 6 ranks: direct ran although single-copy reads are refused"
+fi
+grep -q "reduce_scatter of 5003 bytes on 6 ranks: algorithm shm_slots" "$tmp/last.log" ||
+    fail "PLX_SHM_CMA=0 at 6 ranks: reduce_scatter of 5003-byte blocks did not run shm_slots"
+
 # ---- 3: single-copy reads refused ---------------------------------------------
 for n in 2 3; do
     PLX_SHM_CMA=0 PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --counts 0,1,7,1000,100003 \
@@ -378,6 +431,10 @@ run_kill 4 auto alltoall 3 0
 # bcast of 256 KiB at 3 ranks with the default rules: the direct row
 TUNE= run_kill 3 auto bcast 1 0 65536
 TUNE= run_kill 3 auto bcast 0 0 65536
+# 6 ranks with the default rules: bcast of 256 KiB and alltoall of 64 KiB
+# blocks run direct there (the 6+-rank rows)
+TUNE= run_kill 6 auto bcast 3 0 65536
+TUNE= run_kill 6 auto alltoall 2 0 16384
 run_kill 3 auto reduce 2 1
 run_kill 3 0 allreduce 1 0
 # 4 ranks on 2 cores: a rank whose waits find its core empty sleeps on the
