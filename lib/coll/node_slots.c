@@ -87,9 +87,10 @@
  * window with streaming stores: the members' reads of the last call left
  * its lines in their caches, and a plain copy takes each back first, 3-4x
  * slower while the host runs the two vCPUs on different dies (3 ranks,
- * 256 KiB: 110-140 us per call instead of 25-45).  Not for a reduce, whose
- * root then reads every window from memory (1.5-1.9x slower at 128-256
- * KiB), nor over 256 KiB, where the lines have left the members' caches
+ * 256 KiB: 110-140 us per call instead of 25-45).  A reduce's non-roots
+ * stream only while their plain copies run slow (reduce_write): its root
+ * then reads every window from memory (1.5-2.0x slower at 128-256 KiB on
+ * one die).  Not over 256 KiB, where the lines have left the members' caches
  * anyway and they read from memory (5 ranks, 512 KiB: 1.13x slower;
  * perf/RESULTS.md, issue 11, session s17b). */
 #define SLOT_STREAM_MIN (64 * 1024)
@@ -414,11 +415,14 @@ static void check_records(struct node_slots *ns, plx_comm_t c, uint64_t upto, sl
 
 /* A reduce root over 64 KiB reads its own input where it is (not in
  * place): nobody else reads its window, and the copy into it was a pass
- * over the payload for nothing (4 ranks, 256 KiB: 0.86-0.94x the time). */
+ * over the payload for nothing (4 ranks, 256 KiB: 0.86-0.94x the time).
+ * An input that overlaps recvbuf, which the reduction writes first, still
+ * goes through the window. */
 static int own_input(const slots_op_t *op)
 {
+    const char *in = op->a.sbuf, *out = op->a.rbuf;
     return op->a.coll == PLX_COLL_REDUCE && op->ns->me == op->a.root && !coll_in_place(op->a.sbuf) &&
-           op->bytes > SLOT_STREAM_MIN;
+           op->bytes > SLOT_STREAM_MIN && (in + op->bytes <= out || out + op->bytes <= in);
 }
 
 /* Member m's contribution to s. */
@@ -435,8 +439,8 @@ static const void *input_of(const slots_op_t *op, int m)
  * instead of 45-55).  Streaming stores avoid that but make the root read
  * the window from memory (1.6-2.0x slower on one die), so by default
  * (PLX_SLOTS_STREAM=auto) this rank streams only after two plain copies in
- * a row ran slower than 0.3 ns a byte (3.3 GB/s; one die: 0.02-0.16, two:
- * 0.42-0.58), for the next 63 calls; the plain copy after them is the
+ * a row ran slower than 0.3 ns a byte (3.3 GB/s; s17b's probe: one die at
+ * most 0.16, two 0.42-0.58), for the next 63 calls; the plain copy after them is the
  * probe, and one slow one streams again (perf/RESULTS.md, issue 11,
  * session s18b). */
 static void reduce_write(struct node_slots *ns, void *dst, const void *src, size_t bytes)
