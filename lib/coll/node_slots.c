@@ -72,6 +72,7 @@
 #include "signature.h"
 #include "core/reduce.h"
 #include "core/copy_stream.h"
+#include "core/config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,13 +87,16 @@
  * window with streaming stores: the members' reads of the last call left
  * its lines in their caches, and a plain copy takes each back first, 3-4x
  * slower while the host runs the two vCPUs on different dies (3 ranks,
- * 256 KiB: 110-140 us per call instead of 25-45).  Not for a reduce, whose
- * root then reads every window from memory (1.5-1.9x slower at 128-256
- * KiB), nor over 256 KiB, where the lines have left the members' caches
+ * 256 KiB: 110-140 us per call instead of 25-45).  A reduce's non-roots
+ * stream only while their plain copies run slow (reduce_write): its root
+ * then reads every window from memory (1.5-2.0x slower at 128-256 KiB on
+ * one die).  Not over 256 KiB, where the lines have left the members' caches
  * anyway and they read from memory (5 ranks, 512 KiB: 1.13x slower;
  * perf/RESULTS.md, issue 11, session s17b). */
 #define SLOT_STREAM_MIN (64 * 1024)
 #define SLOT_STREAM_MAX (256 * 1024)
+/* PLX_SLOTS_STREAM's choices, in the order of its row in lib/core/config.c */
+enum { STREAM_AUTO = 0, STREAM_NEVER, STREAM_ALWAYS };
 
 enum { SLOTS_WRITE = 0, SLOTS_READ, SLOTS_DONE };
 
@@ -138,6 +142,9 @@ struct node_slots {
     size_t *uni;                     /* uniform counts / displacements (plx_slots_uniform_get) */
     size_t uni_count;
     int uni_busy;                    /* calls holding uni */
+    int stream_mode;                 /* PLX_SLOTS_STREAM: STREAM_AUTO, _NEVER, _ALWAYS */
+    int stream_left;                 /* auto: reduce writes left to stream (-1: copying) */
+    int slow_copies;                 /* auto: plain reduce writes in a row found slow */
 };
 
 static inline slot_ctl_t *ctl_of(const unsigned char *w, uint64_t seq)
@@ -192,6 +199,9 @@ static int setup(plx_comm_t comm)
      * members agreed on a base above every number they ever wrote
      * (lib/api/comm.c), so no stale seq can pass for a new one. */
     ns->next_seq = comm->slots_seq_base + 1;
+    ns->stream_mode = STREAM_AUTO;   /* PLX_SLOTS_STREAM (checked by plx_init) */
+    plx_env_choice("PLX_SLOTS_STREAM", &ns->stream_mode);
+    ns->stream_left = -1;
     ns->local_done = ns->known_done = comm->slots_seq_base;
     comm->slots = ns;
     return 1;
@@ -403,6 +413,58 @@ static void check_records(struct node_slots *ns, plx_comm_t c, uint64_t upto, sl
     }
 }
 
+/* A reduce root over 64 KiB reads its own input where it is (not in
+ * place): nobody else reads its window, and the copy into it was a pass
+ * over the payload for nothing (4 ranks, 256 KiB: 0.86-0.94x the time).
+ * An input that overlaps recvbuf, which the reduction writes first, still
+ * goes through the window. */
+static int own_input(const slots_op_t *op)
+{
+    const char *in = op->a.sbuf, *out = op->a.rbuf;
+    return op->a.coll == PLX_COLL_REDUCE && op->ns->me == op->a.root && !coll_in_place(op->a.sbuf) &&
+           op->bytes > SLOT_STREAM_MIN && (in + op->bytes <= out || out + op->bytes <= in);
+}
+
+/* Member m's contribution to s. */
+static const void *input_of(const slots_op_t *op, int m)
+{
+    if (m == op->ns->me && own_input(op)) return op->a.sbuf;
+    return data_of(op->ns, op->ns->win[m], op->seq, op->bytes);
+}
+
+/* A reduce non-root's write of 64-256 KiB into its window.  The root's
+ * reads of the last calls left the window's lines in its caches; while
+ * the host runs the two vCPUs on different dies the plain copy takes each
+ * back first and runs 3-4x slower (4 ranks, 256 KiB: 140-260 us per call
+ * instead of 45-55).  Streaming stores avoid that but make the root read
+ * the window from memory (1.6-2.0x slower on one die), so by default
+ * (PLX_SLOTS_STREAM=auto) this rank streams only after two plain copies in
+ * a row ran slower than 0.3 ns a byte (3.3 GB/s; s17b's probe: one die at
+ * most 0.16, two 0.42-0.58), for the next 63 calls; the plain copy after them is the
+ * probe, and one slow one streams again (perf/RESULTS.md, issue 11,
+ * session s18b). */
+static void reduce_write(struct node_slots *ns, void *dst, const void *src, size_t bytes)
+{
+    if (ns->stream_mode == STREAM_ALWAYS || (ns->stream_mode == STREAM_AUTO && ns->stream_left > 0)) {
+        plx_copy_stream(dst, src, bytes);
+        if (ns->stream_left > 0) ns->stream_left--;
+        return;
+    }
+    if (ns->stream_mode == STREAM_NEVER) {
+        memcpy(dst, src, bytes);
+        return;
+    }
+    double t0 = plx_now();
+    memcpy(dst, src, bytes);
+    if (plx_now() - t0 <= (double)bytes * 0.3e-9) {
+        ns->slow_copies = 0;
+        ns->stream_left = -1;
+    } else if (++ns->slow_copies >= 2 || ns->stream_left == 0) {
+        ns->slow_copies = 0;
+        ns->stream_left = 63;
+    }
+}
+
 static int write_phase(slots_op_t *op)
 {
     struct node_slots *ns = op->ns;
@@ -427,9 +489,13 @@ static int write_phase(slots_op_t *op)
         if (ns->pend[0].seq && ns->pend[0].seq <= ns->known_done)
             check_records(ns, op->comm, ns->known_done, op);
         unsigned char *w = ns->win[ns->me];
-        if (op->a.coll == PLX_COLL_BCAST && op->bytes > SLOT_STREAM_MIN && op->bytes <= SLOT_STREAM_MAX)
+        int big = op->bytes > SLOT_STREAM_MIN && op->bytes <= SLOT_STREAM_MAX;
+        if (op->a.coll == PLX_COLL_BCAST && big)
             plx_copy_stream(data_of(ns, w, s, op->bytes), payload(op), op->bytes);
-        else if (op->bytes) memcpy(data_of(ns, w, s, op->bytes), payload(op), op->bytes);
+        else if (op->a.coll == PLX_COLL_REDUCE && big && ns->me != op->a.root)
+            reduce_write(ns, data_of(ns, w, s, op->bytes), payload(op), op->bytes);
+        else if (op->bytes && !own_input(op))
+            memcpy(data_of(ns, w, s, op->bytes), payload(op), op->bytes);
         ctl_of(w, s)->sig = op->sig;
         __atomic_store_n(&ctl_of(w, s)->seq, s, __ATOMIC_RELEASE);
     } else {
@@ -456,11 +522,9 @@ static void compute(slots_op_t *op)
     case PLX_COLL_REDUCE: {
         if (a->coll == PLX_COLL_REDUCE && ns->me != a->root) break;
         plx_op_t rop = coll_reduce_op(a->op);
-        const void *d0 = data_of(ns, ns->win[0], s, op->bytes);
-        const void *d1 = data_of(ns, ns->win[1], s, op->bytes);
-        plx_reduce_local3(a->rbuf, d0, d1, a->count, a->dt, rop);
+        plx_reduce_local3(a->rbuf, input_of(op, 0), input_of(op, 1), a->count, a->dt, rop);
         for (int m = 2; m < ns->n; m++)
-            plx_reduce_local(a->rbuf, data_of(ns, ns->win[m], s, op->bytes), a->count, a->dt, rop);
+            plx_reduce_local(a->rbuf, input_of(op, m), a->count, a->dt, rop);
         if (a->op == PLX_AVG) plx_avg_finish(a->rbuf, a->count, a->dt, ns->n);
         break;
     }

@@ -90,6 +90,8 @@ const plx_env_var_t plx_env_vars[] = {
       PLX_ENV_INT, 0, 1 << 20, NULL, PLX_CFG(direct_thp) },
     { "PLX_DIRECT_STAGE_RS", "512K", "direct reduce_scatter at 2 ranks: a block of this many bytes or more that fits PLX_SHM_DIRECT_STAGE is staged (each rank copies the peer's block of its input there in 256K pieces, the peer reduces from it instead of reading it with CMA), unless its input is on huge pages (see PLX_DIRECT_THP); smaller blocks are read with CMA (0-256M; 0 = every size)",
       PLX_ENV_SIZE, 0, 256 << 20 },
+    { "PLX_SLOTS_STREAM", "auto", "shm_slots reduce of 64-256K (over 64K, ranks outnumbering cores): how a non-root writes its input into its window: auto = plain copies, and streaming stores for the next 63 calls after two plain copies in a row slower than 0.3 ns a byte (the host running the vCPUs on different dies); 0 = always plain copies; 1 = always streaming stores (then the root reads the windows from memory)",
+      PLX_ENV_CHOICE, 0, 0, "auto|0|1" },
     { "PLX_MPI", "1", "libplexus-mpi (the MPI drop-in layer): 0 passes every MPI call to the MPI unchanged and does not start Plexus; 1 routes collectives to Plexus",
       PLX_ENV_CHOICE, 0, 0, "0|1" },
     { "PLX_MPI_COLLS", "(the table)", "libplexus-mpi: comma list of collectives sent to Plexus at every size (barrier,bcast,reduce,allreduce,allgather,reduce_scatter,alltoall,gather,scatter), or all, or none; unset: the measured table of lib/mpi/policy.c (checked by the layer at MPI_Init)",

@@ -39,6 +39,9 @@
 #   2h. the 6+-rank default rows at 6 ranks (alltoall's 7-rank row at 7):
 #      each row's algorithm in the log at one size inside it (odd counts), and
 #      with PLX_SHM_CMA=0;
+#   2i. shm_slots' reduce of 64-256 KiB forced at 3-5 ranks, each
+#      PLX_SLOTS_STREAM (the root's own input in place, plain or streaming
+#      window writes), and PLX_SHM_CMA=0;
 #   3. with PLX_SHM_CMA=0 (single-copy reads refused): coll_check at 2 and
 #      3 ranks must pass and the log must show another algorithm ran (the
 #      next rule, whose large messages go through the shm staging area);
@@ -380,6 +383,26 @@ if grep -q "algorithm direct" "$tmp/last.log"; then
 fi
 grep -q "reduce_scatter of 5003 bytes on 6 ranks: algorithm shm_slots" "$tmp/last.log" ||
     fail "PLX_SHM_CMA=0 at 6 ranks: reduce_scatter of 5003-byte blocks did not run shm_slots"
+# ---- 2i: shm_slots' reduce of 64-256 KiB (lib/coll/node_slots.c): a root
+# over 64 KiB reads its own input in place of its window (out of place), a
+# non-root writes its window with plain copies or streaming stores
+# (PLX_SLOTS_STREAM: each of auto, 0 and 1 forced) at 3-5 ranks with 256 KiB
+# windows, counts just over 64 KiB, odd (a tail under one line), exactly
+# 256 KiB in int8 and just over it, every datatype and root, in place and
+# out of place; the log must show shm_slots at 65537 bytes; then
+# PLX_SHM_CMA=0 at 4 ranks (shm_slots needs no single-copy read)
+for n in 3 4 5; do
+    for st in auto 0 1; do
+        PLX_SLOTS_STREAM=$st PLX_SHM_COLL_BYTES=256K PLX_TUNE="reduce:0-inf@shm_slots" PLX_LOG=info \
+            run_checks coll_check "$n" "$MR/coll_check" --coll reduce --counts 65537,100003,262144,262147
+        grep -q "reduce of 65537 bytes on $n ranks: algorithm shm_slots" "$tmp/last.log" ||
+            fail "coll_check at $n ranks, PLX_SLOTS_STREAM=$st: reduce of 65537 bytes did not run shm_slots when forced"
+    done
+done
+PLX_SLOTS_STREAM=1 PLX_SHM_COLL_BYTES=256K PLX_SHM_CMA=0 PLX_TUNE="reduce:0-inf@shm_slots" PLX_LOG=info \
+    run_checks coll_check 4 "$MR/coll_check" --coll reduce --counts 65537,100003,262144
+grep -q "reduce of 65537 bytes on 4 ranks: algorithm shm_slots" "$tmp/last.log" ||
+    fail "PLX_SHM_CMA=0 at 4 ranks: reduce of 65537 bytes did not run shm_slots when forced"
 
 # ---- 3: single-copy reads refused ---------------------------------------------
 for n in 2 3; do
