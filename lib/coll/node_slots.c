@@ -418,11 +418,12 @@ static void check_records(struct node_slots *ns, plx_comm_t c, uint64_t upto, sl
  * over the payload for nothing (4 ranks, 256 KiB: 0.86-0.94x the time).
  * An input that overlaps recvbuf, which the reduction writes first, still
  * goes through the window. */
+#define SLOT_OWN_INPUT_MIN (64 * 1024)
 static int own_input(const slots_op_t *op)
 {
     const char *in = op->a.sbuf, *out = op->a.rbuf;
     return op->a.coll == PLX_COLL_REDUCE && op->ns->me == op->a.root && !coll_in_place(op->a.sbuf) &&
-           op->bytes > SLOT_STREAM_MIN && (in + op->bytes <= out || out + op->bytes <= in);
+           op->bytes > SLOT_OWN_INPUT_MIN && (in + op->bytes <= out || out + op->bytes <= in);
 }
 
 /* Member m's contribution to s. */
