@@ -1931,6 +1931,21 @@ static int star_go_wait(const direct_op_t *op)
     return star_go(op) && op->phase == DIRECT_MEET && op->nd->me != op->a.root;
 }
 
+/* Fill t to sleep until member window w's word reaches want; 1 if it has
+ * not yet.  The event count is read before the word, so a store between
+ * the two reads shows here and the futex wait returns at once. */
+static int sleep_on(direct_sleep_t *t, unsigned char *w, const uint64_t *word,
+                    uint64_t want, int lone)
+{
+    t->event = event_of(w);
+    t->sleepers = sleepers_of(w);
+    t->ev = __atomic_load_n(t->event, __ATOMIC_SEQ_CST);
+    t->word = word;
+    t->want = want;
+    t->lone = lone;
+    return __atomic_load_n(t->word, __ATOMIC_SEQ_CST) < t->want;
+}
+
 int plx_direct_sleep_target(const direct_op_t *op, direct_sleep_t *t)
 {
     const struct node_direct *nd = op->nd;
@@ -1942,31 +1957,20 @@ int plx_direct_sleep_target(const direct_op_t *op, direct_sleep_t *t)
         int turn = op->phase == DIRECT_TURN, m = turn ? op->next : 0;
         if (m < 0 || m >= nd->n || (turn && m == nd->me)) return 0;
         unsigned char *w = nd->win[m];
-        t->event = event_of(w);
-        t->sleepers = sleepers_of(w);
-        t->ev = __atomic_load_n(t->event, __ATOMIC_SEQ_CST);
-        t->word = turn ? done_of(w) : rfin_of(w);
-        t->want = turn ? nd->fin_open : fin_tag(op->seq) | op->a.count;
-        t->lone = nd->lone_sleep;
-        return __atomic_load_n(t->word, __ATOMIC_SEQ_CST) < t->want;
+        return turn ? sleep_on(t, w, done_of(w), nd->fin_open, nd->lone_sleep)
+                    : sleep_on(t, w, rfin_of(w), fin_tag(op->seq) | op->a.count, nd->lone_sleep);
     }
     if (op->phase != DIRECT_MEET && op->phase != DIRECT_DRAIN) return 0;
     int m = op->next, go = star_go_wait(op);
     if (go) m = op->a.root;
     if (m < 0 || m >= nd->n || m == nd->me) return 0;
     unsigned char *w = nd->win[m];
-    t->event = event_of(w);
-    t->sleepers = sleepers_of(w);
-    t->ev = __atomic_load_n(t->event, __ATOMIC_SEQ_CST);
-    t->word = go ? go_of(w) : op->phase == DIRECT_MEET ? &hdr_of(w)->seq : done_of(w);
-    t->want = op->seq;
+    const uint64_t *word = go ? go_of(w) : op->phase == DIRECT_MEET ? &hdr_of(w)->seq : done_of(w);
     /* (not a scatter: its calls are short, each reader copies one block
      * from the root, and no A/B showed it gaining from the early sleep;
      * medians 1.06-1.15x the time at 1-2 MiB, 4 ranks, within its launch
      * noise; perf/RESULTS.md, session s13b) */
-    t->lone = nd->lone_sleep && op->a.coll != PLX_COLL_SCATTER;
-    /* (read after the event: a store between them shows here) */
-    return __atomic_load_n(t->word, __ATOMIC_SEQ_CST) < t->want;
+    return sleep_on(t, w, word, op->seq, nd->lone_sleep && op->a.coll != PLX_COLL_SCATTER);
 }
 
 void plx_direct_sleep(direct_sleep_t *t, double max_s)

@@ -146,8 +146,6 @@ static const char DEFAULT_TUNE[] =
     "exscan:"
         "0-inf@recursive_doubling";
 
-#define MAX_RANGES 16
-
 typedef struct range_rule {
     size_t lo, hi;                /* [lo, hi) bytes */
     int pmin, pmax;               /* communicator sizes [pmin, pmax] (default 1-inf) */
@@ -156,7 +154,7 @@ typedef struct range_rule {
 
 typedef struct coll_rules {
     int n;
-    range_rule_t r[MAX_RANGES];
+    range_rule_t r[PLX_SELECT_MAX_RULES];
 } coll_rules_t;
 
 struct plx_select {
@@ -262,8 +260,8 @@ static plx_status_t parse_tune(const char *text, coll_rules_t rules[PLX_COLL_COU
                 st = PLX_ERR_INVALID_ARG;
                 break;
             }
-            if (cr->n == MAX_RANGES) {
-                snprintf(err, errlen, "PLX_TUNE: more than %d ranges for %s", MAX_RANGES, rule);
+            if (cr->n == PLX_SELECT_MAX_RULES) {
+                snprintf(err, errlen, "PLX_TUNE: more than %d ranges for %s", PLX_SELECT_MAX_RULES, rule);
                 st = PLX_ERR_INVALID_ARG;
                 break;
             }

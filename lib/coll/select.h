@@ -34,6 +34,11 @@
 
 typedef struct plx_select plx_select_t;
 
+/* Rules per collective, in the defaults and in PLX_TUNE alike: the default
+ * alltoall table has 15 (one row per measured rank count), so room for the
+ * next measured ones; a longer list is refused by name. */
+#define PLX_SELECT_MAX_RULES 32
+
 /* Build the table from the defaults plus user overrides (tune may be NULL
  * or ""); on a bad string returns PLX_ERR_INVALID_ARG and a message naming
  * the bad token in err. */

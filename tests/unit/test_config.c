@@ -295,6 +295,27 @@ START_TEST(test_tune_bad)
 }
 END_TEST
 
+/* PLX_SELECT_MAX_RULES rules for one collective are taken, and the last
+ * one decides where the earlier ones do not; one more is refused. */
+START_TEST(test_tune_rule_limit)
+{
+    char tune[4096] = "bcast:", err[256] = "";
+    for (int i = 0; i < PLX_SELECT_MAX_RULES - 1; i++)
+        snprintf(tune + strlen(tune), sizeof tune - strlen(tune), "%d-%d@binomial,", 2 * i, 2 * i + 1);
+    strcat(tune, "1M-inf@scatter_allgather");
+    plx_select_t *sel;
+    ck_assert_int_eq(plx_select_create(tune, &sel, err, sizeof err), PLX_SUCCESS);
+    ck_assert_str_eq(plx_select_algo(sel, PLX_COLL_BCAST, 4 << 20, NULL)->name, "scatter_allgather");
+    ck_assert_str_eq(plx_select_algo(sel, PLX_COLL_BCAST, 2 * (PLX_SELECT_MAX_RULES - 2), NULL)->name, "binomial");
+    plx_select_free(sel);
+    strcat(tune, ",0-inf@binomial");
+    ck_assert_int_eq(plx_select_create(tune, &sel, err, sizeof err), PLX_ERR_INVALID_ARG);
+    char want[64];
+    snprintf(want, sizeof want, "more than %d ranges", PLX_SELECT_MAX_RULES);
+    ck_assert_ptr_nonnull(strstr(err, want));
+}
+END_TEST
+
 /* Every getenv("PLX_...") in the sources names a variable of the table. */
 static void scan_dir(const char *dir, int *missing)
 {
@@ -374,6 +395,7 @@ int main(void)
     tcase_add_test(tc, test_tune_defaults_cover_everything);
     tcase_add_test(tc, test_tune_override);
     tcase_add_test(tc, test_tune_rank_ranges);
+    tcase_add_test(tc, test_tune_rule_limit);
     tcase_add_test(tc, test_tune_print_shadowed);
     tcase_add_test(tc, test_tune_bad);
     tcase_add_test(tc, test_env_table_complete);
