@@ -299,9 +299,10 @@
  * kernel's copy into a recvbuf piece that is in no cache measured 1.5x
  * slower than into the hot bounce buffer (per-phase probe at 64 MiB, 2.8
  * against 4.2 ms per call), more than the reduction's stores gain there.
- * 64 MiB: 0.84-0.85 / 0.89-0.91 the time (q1 / median) in two interleaved
- * A/Bs; 16 MiB is not faster, so it keeps the default (perf/RESULTS.md,
- * issue 11, session s19a). */
+ * Against main, three interleaved A/Bs: 64 MiB 0.84-0.90 the time by q1,
+ * 0.93-1.07 by median (bimodal launches), 32 MiB 0.92-0.95 / 0.91-0.96;
+ * 16 MiB was not faster (probe 1.04x the work), so it keeps the default
+ * (perf/RESULTS.md, issue 11, session s19a). */
 #define DIRECT_BIG_FROM (32u << 20)
 #define DIRECT_PIECE_BIG (1u << 20)
 /* the piece of a shared read (below): a copy of up to DIRECT_WHOLE_MAX is one
