@@ -292,6 +292,19 @@
 #define DIRECT_AVG_CHUNK (8u << 10)    /* 2-rank average: reduce and divide this much at a time */
 #define DIRECT_PIECE_SOLO (512u << 10) /* a reduction piece at 2 ranks with a core each and no
                                           progress thread (PLX_DIRECT_PIECE unset): see setup */
+/* A 2-rank allreduce of at least DIRECT_BIG_FROM bytes (its 4 buffers are
+ * 4x the 32 MiB L3 or more): each operand is read into the bounce buffer and
+ * reduced from there into recvbuf, instead of member 0 reading into recvbuf
+ * and adding in place, and a lone caller's piece is DIRECT_PIECE_BIG.  The
+ * kernel's copy into a recvbuf piece that is in no cache measured 1.5x
+ * slower than into the hot bounce buffer (per-phase probe at 64 MiB, 2.8
+ * against 4.2 ms per call), more than the reduction's stores gain there.
+ * Against main, three interleaved A/Bs: 64 MiB 0.84-0.90 the time by q1,
+ * 0.93-1.07 by median (bimodal launches), 32 MiB 0.92-0.95 / 0.91-0.96;
+ * 16 MiB was not faster (probe 1.04x the work), so it keeps the default
+ * (perf/RESULTS.md, issue 11, session s19a). */
+#define DIRECT_BIG_FROM (32u << 20)
+#define DIRECT_PIECE_BIG (1u << 20)
 /* the piece of a shared read (below): a copy of up to DIRECT_WHOLE_MAX is one
  * call.  2 MiB, not 512 KiB (this and the reductions' piece until s12a): 4
  * reads per 8 MiB block instead of 16, and still 4-16 claims at 16-64 MiB
@@ -547,8 +560,10 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
         if (local > ncpu) nd->piece_solo = DIRECT_PIECE_OVERSUB;
         else if (n == 2) nd->piece_solo = DIRECT_PIECE_SOLO;
     }
-    nd->acc = aligned_alloc(64, nd->piece_solo > nd->piece ? nd->piece_solo : nd->piece);
-    nd->tmp = aligned_alloc(64, nd->piece_solo > nd->piece ? nd->piece_solo : nd->piece);
+    size_t bounce = nd->piece_solo > nd->piece ? nd->piece_solo : nd->piece;
+    if (nd->piece_solo == DIRECT_PIECE_SOLO && bounce < DIRECT_PIECE_BIG) bounce = DIRECT_PIECE_BIG;
+    nd->acc = aligned_alloc(64, bounce);
+    nd->tmp = aligned_alloc(64, bounce);
     if (!nd->win || !nd->world || !nd->ops || !nd->tl || !nd->addr || !nd->staged || !nd->stg ||
         !nd->acc || !nd->tmp)
         goto no;
@@ -1499,6 +1514,12 @@ static const char *staged_operand(const direct_op_t *op, const direct_seg_t *sg,
     return (const char *)nd->stg[m] + (at - sg->roff);
 }
 
+/* A 2-rank allreduce of DIRECT_BIG_FROM bytes or more (see there). */
+static int big_allreduce(const direct_op_t *op)
+{
+    return op->nd->n == 2 && op->a.coll == PLX_COLL_ALLREDUCE && op->bytes >= DIRECT_BIG_FROM;
+}
+
 /* Reduce bytes [o, o+l) of segment sg over every member, in member order. */
 static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t o, size_t l)
 {
@@ -1522,9 +1543,10 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
      * probe of 4 MiB allreduce at 2 ranks: perf/RESULTS.md "Issue 11, 2
      * ranks: claimed pieces").  Not for small pieces, whose bounce buffer
      * stays in L1/L2 (64 KiB allreduce, 32 KiB pieces: 1.1x slower with it). */
-    int into_dst = me == 0 && n > 1 && acc != own && l >= DIRECT_INTO_DST_MIN;
+    int big = big_allreduce(op) && !remote && !alias;   /* operands via tmp (DIRECT_BIG_FROM) */
+    int into_dst = me == 0 && n > 1 && acc != own && l >= DIRECT_INTO_DST_MIN && !big;
     if (me != 0) {
-        char *f = me == 1 && alias ? (char *)nd->tmp : acc;
+        char *f = (me == 1 && alias) || big ? (char *)nd->tmp : acc;
         if ((first = staged_operand(op, sg, 0, at)) == NULL) {
             double t_ = PROBE_T();
             PLX_CHECK(pull(op, 0, f, nd->addr[0][ADDR_IN] + at, l));
@@ -1574,7 +1596,9 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
     }
     for (int k = 1; sg->fanout && k < n; k++) {   /* starting after me: spread the writers */
         int m = (me + k) % n;
+        double t_ = PROBE_T();
         PLX_CHECK(push(op, m, nd->addr[m][sg->which] + sg->woff + o, d, l));
+        PROBE_ADD(wr, t_);
     }
     return PLX_SUCCESS;
 }
@@ -1597,6 +1621,8 @@ static int work_claimed(direct_op_t *op)
     const coll_args_t *a = &op->a;
     int solo = long_steps(op);
     size_t piece = solo ? nd->piece_solo : nd->piece;
+    if (solo && !nd->piece_set && nd->piece_solo == DIRECT_PIECE_SOLO && big_allreduce(op))
+        piece = DIRECT_PIECE_BIG;
     if (nd->n > 2) {   /* a piece reads every peer: as work() shrinks it */
         piece /= (size_t)(nd->n - 1);
         if (piece < DIRECT_PIECE_MIN) piece = nd->piece < DIRECT_PIECE_MIN ? nd->piece : DIRECT_PIECE_MIN;

@@ -42,6 +42,10 @@
 #   2i. shm_slots' reduce of 64-256 KiB forced at 3-5 ranks, each
 #      PLX_SLOTS_STREAM (the root's own input in place, plain or streaming
 #      window writes), and PLX_SHM_CMA=0;
+#   2j. 2-rank allreduce from 32 MiB (operands through the bounce buffer,
+#      1 MiB pieces): odd counts, in place and out of place, float32 and
+#      float64, on huge pages, nonblocking with a progress thread, and
+#      PLX_SHM_CMA=0 (the fallback); a killed peer in 4;
 #   3. with PLX_SHM_CMA=0 (single-copy reads refused): coll_check at 2 and
 #      3 ranks must pass and the log must show another algorithm ran (the
 #      next rule, whose large messages go through the shm staging area);
@@ -404,6 +408,22 @@ PLX_SLOTS_STREAM=1 PLX_SHM_COLL_BYTES=256K PLX_SHM_CMA=0 PLX_TUNE="reduce:0-inf@
 grep -q "reduce of 65537 bytes on 4 ranks: algorithm shm_slots" "$tmp/last.log" ||
     fail "PLX_SHM_CMA=0 at 4 ranks: reduce of 65537 bytes did not run shm_slots when forced"
 
+# ---- 2j: 2-rank allreduce of 32 MiB or more (DIRECT_BIG_FROM in
+# lib/coll/node_direct.c): each operand read into the bounce buffer and
+# reduced into recvbuf (out of place; in place keeps its path), 1 MiB pieces
+# (128 KiB with a progress thread); counts just over 32 MiB in float32 and
+# 64 MiB in float64 (a ragged last claim), sum / max / avg, in place and out
+# of place; the log must show direct; then PLX_SHM_CMA=0 (not direct: the
+# next rule's results checked at the same count)
+PLX_TUNE=$ALL_DIRECT PLX_DIRECT_THP=1 PLX_LOG=info run_checks coll_check 2 "$MR/coll_check" --coll allreduce \
+    --big-dtypes float32,float64 --counts 8388617
+grep -q "allreduce of 33554468 bytes on 2 ranks: algorithm direct" "$tmp/last.log" ||
+    fail "2-rank allreduce of 33554468 bytes did not run direct when forced"
+PLX_TUNE=$ALL_DIRECT PLX_PROGRESS=thread run_checks coll_check 2 "$MR/coll_check" --nb --coll allreduce \
+    --big-dtypes float32 --counts 8388617
+PLX_TUNE=$ALL_DIRECT PLX_SHM_CMA=0 run_checks coll_check 2 "$MR/coll_check" --coll allreduce \
+    --big-dtypes float32 --counts 8388617
+
 # ---- 3: single-copy reads refused ---------------------------------------------
 for n in 2 3; do
     PLX_SHM_CMA=0 PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --counts 0,1,7,1000,100003 \
@@ -443,6 +463,8 @@ run_kill() {
 }
 run_kill 2 auto allreduce 1 0
 run_kill 2 auto allreduce 0 0
+# 2-rank allreduce over 32 MiB: operands through the bounce buffer (2j)
+run_kill 2 auto allreduce 1 0 8388617
 run_kill 2 auto reduce_scatter 1 0
 run_kill 4 auto allreduce 2 0
 # member 0, whose window holds the claim word of a claimed allreduce (3+ ranks)
