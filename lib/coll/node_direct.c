@@ -252,8 +252,8 @@
 #define DIRECT_RFIN_OFF  344
 /* a staged input moves in pieces of this size (see "Staged input") */
 #define DIRECT_STAGE_PIECE (256u << 10)
-/* an allgather piece this large, at 3+ ranks, is staged by plx_copy_timed
- * (see stage_piece) */
+/* an allgather piece this large, at 3-4 ranks, is staged by
+ * plx_copy_timed (see stage_piece) */
 #define DIRECT_STREAM_MIN (64u << 10)
 #define DIRECT_INTO_DST_MIN (128u << 10) /* reduce_piece: member 0 reads into the destination */
 #define DIRECT_FAIL_OFF  384
@@ -1186,8 +1186,9 @@ static void stage_piece(direct_op_t *op)
      * caches: while the host runs the two vCPUs on different dies the
      * plain copy takes each back first, 3-4x slower; streaming always
      * makes every peer read from memory, so only while plain copies run
-     * slow (PLX_DIRECT_STREAM=auto; perf/RESULTS.md, issue 11, s19b) */
-    if (op->a.coll == PLX_COLL_ALLGATHER && n >= 3 && l >= DIRECT_STREAM_MIN)
+     * slow (PLX_DIRECT_STREAM=auto).  Not at 5+ ranks, where fast launches
+     * measured 1.11-1.17x slower by q1 (perf/RESULTS.md, issue 11, s19b) */
+    if (op->a.coll == PLX_COLL_ALLGATHER && n >= 3 && n <= 4 && l >= DIRECT_STREAM_MIN)
         plx_copy_timed(&nd->stream, nd->stg[me] + x, src, l);
     else
         memcpy(nd->stg[me] + x, src, l);

@@ -42,7 +42,7 @@
 #   2i. shm_slots' reduce of 64-256 KiB forced at 3-5 ranks, each
 #      PLX_SLOTS_STREAM (the root's own input in place, plain or streaming
 #      window writes), and PLX_SHM_CMA=0;
-#   2j. direct allgather's staging copy at 3-5 ranks (pieces of 64-256 KiB),
+#   2j. direct allgather's staging copy at 3-4 ranks (pieces of 64-256 KiB; 5: plain),
 #      each PLX_DIRECT_STREAM (plain, timed or streaming stores), odd
 #      counts, in place, and PLX_SHM_CMA=0;
 #   3. with PLX_SHM_CMA=0 (single-copy reads refused): coll_check at 2 and
@@ -407,17 +407,18 @@ PLX_SLOTS_STREAM=1 PLX_SHM_COLL_BYTES=256K PLX_SHM_CMA=0 PLX_TUNE="reduce:0-inf@
 grep -q "reduce of 65537 bytes on 4 ranks: algorithm shm_slots" "$tmp/last.log" ||
     fail "PLX_SHM_CMA=0 at 4 ranks: reduce of 65537 bytes did not run shm_slots when forced"
 # ---- 2j: direct allgather's staging copy (lib/coll/node_direct.c,
-# stage_piece): at 3+ ranks a staged piece of 64 KiB or more is copied by
+# stage_piece): at 3-4 ranks a staged piece of 64 KiB or more is copied by
 # plx_copy_timed (PLX_DIRECT_STREAM: each of auto, 0 and 1 forced) at 3-5
-# ranks; blocks of 16 KiB + 1 (int8, under the rule; float32 just over 64
-# KiB), 64 KiB, 64 KiB + 1, odd (a tail under one line), and just over 256
+# ranks (5: the knob set, plain copies); blocks of 64 KiB + 1 (first: the log names the algorithm at its
+# first use), 16 KiB + 1 (int8, under the rule; float32 just over 64
+# KiB), 64 KiB, odd (a tail under one line), and just over 256
 # KiB in int8 (a full piece, then a 3-byte one); every datatype, in place
 # and out of place; the log must show direct at 65537 bytes; then
 # PLX_SHM_CMA=0 at 4 ranks (direct refused: the next rule runs)
 for n in 3 4 5; do
     for st in auto 0 1; do
         PLX_DIRECT_STREAM=$st PLX_LOG=info \
-            run_checks coll_check "$n" "$MR/coll_check" --coll allgather --counts 16385,65536,65537,100003,262147
+            run_checks coll_check "$n" "$MR/coll_check" --coll allgather --counts 65537,16385,65536,100003,262147
         grep -q "allgather of 65537 bytes on $n ranks: algorithm direct" "$tmp/last.log" ||
             fail "coll_check at $n ranks, PLX_DIRECT_STREAM=$st: allgather of 65537 bytes did not run direct when forced"
     done
