@@ -229,6 +229,7 @@
 #include "node_direct.h"
 #include "direct_thp.h"
 #include "core/config.h"
+#include "core/copy_stream.h"
 #include "core/reduce.h"
 
 #include <stdio.h>
@@ -251,6 +252,9 @@
 #define DIRECT_RFIN_OFF  344
 /* a staged input moves in pieces of this size (see "Staged input") */
 #define DIRECT_STAGE_PIECE (256u << 10)
+/* an allgather piece this large, at 3-4 ranks, is staged by
+ * plx_copy_timed (see stage_piece) */
+#define DIRECT_STREAM_MIN (64u << 10)
 #define DIRECT_INTO_DST_MIN (128u << 10) /* reduce_piece: member 0 reads into the destination */
 #define DIRECT_FAIL_OFF  384
 #define DIRECT_EVENT_OFF 448
@@ -394,6 +398,7 @@ struct node_direct {
     int cs_k, cs_init;               /* phases of that schedule so far - 1; any yet */
     size_t stage_rs;                 /* 2-rank reduce_scatter stages from this block size
                                         (PLX_DIRECT_STAGE_RS, see "Staged input") */
+    plx_stream_rule_t stream;        /* PLX_DIRECT_STREAM: allgather's staging copy */
 };
 
 /* A number this rank ended early: closed once every member is past it. */
@@ -556,6 +561,7 @@ static struct node_direct *setup(plx_comm_t comm, const int *members, int n)
     nd->piece_solo = nd->piece;
     nd->stage_rs = 512u << 10;   /* PLX_DIRECT_STAGE_RS (checked by plx_init) */
     plx_env_size("PLX_DIRECT_STAGE_RS", &nd->stage_rs);
+    plx_stream_rule_init(&nd->stream, "PLX_DIRECT_STREAM");
     if (!nd->piece_set && ncpu > 0) {
         if (local > ncpu) nd->piece_solo = DIRECT_PIECE_OVERSUB;
         else if (n == 2) nd->piece_solo = DIRECT_PIECE_SOLO;
@@ -1191,7 +1197,16 @@ static void stage_piece(direct_op_t *op)
         from = stage_src(op) + x;
     }
     const char *src = (const char *)op->in + from;
-    memcpy(nd->stg[me] + x, src, l);
+    /* the peers' reads of the last call left the area's lines in their
+     * caches: while the host runs the two vCPUs on different dies the
+     * plain copy takes each back first, 3-4x slower; streaming always
+     * makes every peer read from memory, so only while plain copies run
+     * slow (PLX_DIRECT_STREAM=auto).  Not at 5+ ranks, where fast launches
+     * measured 1.11-1.17x slower by q1 (perf/RESULTS.md, issue 11, s19b) */
+    if (op->a.coll == PLX_COLL_ALLGATHER && n >= 3 && n <= 4 && l >= DIRECT_STREAM_MIN)
+        plx_copy_timed(&nd->stream, nd->stg[me] + x, src, l);
+    else
+        memcpy(nd->stg[me] + x, src, l);
     if (op->a.coll == PLX_COLL_ALLGATHER && !coll_in_place(op->a.sbuf))
         memcpy((char *)op->a.rbuf + (size_t)me * N + bo, src, l);
     op->st_done = x + l;

@@ -88,15 +88,13 @@
  * its lines in their caches, and a plain copy takes each back first, 3-4x
  * slower while the host runs the two vCPUs on different dies (3 ranks,
  * 256 KiB: 110-140 us per call instead of 25-45).  A reduce's non-roots
- * stream only while their plain copies run slow (reduce_write): its root
+ * stream only while their plain copies run slow (write_phase): its root
  * then reads every window from memory (1.5-2.0x slower at 128-256 KiB on
  * one die).  Not over 256 KiB, where the lines have left the members' caches
  * anyway and they read from memory (5 ranks, 512 KiB: 1.13x slower;
  * perf/RESULTS.md, issue 11, session s17b). */
 #define SLOT_STREAM_MIN (64 * 1024)
 #define SLOT_STREAM_MAX (256 * 1024)
-/* PLX_SLOTS_STREAM's choices, in the order of its row in lib/core/config.c */
-enum { STREAM_AUTO = 0, STREAM_NEVER, STREAM_ALWAYS };
 
 enum { SLOTS_WRITE = 0, SLOTS_READ, SLOTS_DONE };
 
@@ -142,9 +140,7 @@ struct node_slots {
     size_t *uni;                     /* uniform counts / displacements (plx_slots_uniform_get) */
     size_t uni_count;
     int uni_busy;                    /* calls holding uni */
-    int stream_mode;                 /* PLX_SLOTS_STREAM: STREAM_AUTO, _NEVER, _ALWAYS */
-    int stream_left;                 /* auto: reduce writes left to stream (-1: copying) */
-    int slow_copies;                 /* auto: plain reduce writes in a row found slow */
+    plx_stream_rule_t stream;        /* PLX_SLOTS_STREAM: a reduce non-root's write */
 };
 
 static inline slot_ctl_t *ctl_of(const unsigned char *w, uint64_t seq)
@@ -199,9 +195,7 @@ static int setup(plx_comm_t comm)
      * members agreed on a base above every number they ever wrote
      * (lib/api/comm.c), so no stale seq can pass for a new one. */
     ns->next_seq = comm->slots_seq_base + 1;
-    ns->stream_mode = STREAM_AUTO;   /* PLX_SLOTS_STREAM (checked by plx_init) */
-    plx_env_choice("PLX_SLOTS_STREAM", &ns->stream_mode);
-    ns->stream_left = -1;
+    plx_stream_rule_init(&ns->stream, "PLX_SLOTS_STREAM");
     ns->local_done = ns->known_done = comm->slots_seq_base;
     comm->slots = ns;
     return 1;
@@ -433,39 +427,6 @@ static const void *input_of(const slots_op_t *op, int m)
     return data_of(op->ns, op->ns->win[m], op->seq, op->bytes);
 }
 
-/* A reduce non-root's write of 64-256 KiB into its window.  The root's
- * reads of the last calls left the window's lines in its caches; while
- * the host runs the two vCPUs on different dies the plain copy takes each
- * back first and runs 3-4x slower (4 ranks, 256 KiB: 140-260 us per call
- * instead of 45-55).  Streaming stores avoid that but make the root read
- * the window from memory (1.6-2.0x slower on one die), so by default
- * (PLX_SLOTS_STREAM=auto) this rank streams only after two plain copies in
- * a row ran slower than 0.3 ns a byte (3.3 GB/s; s17b's probe: one die at
- * most 0.16, two 0.42-0.58), for the next 63 calls; the plain copy after them is the
- * probe, and one slow one streams again (perf/RESULTS.md, issue 11,
- * session s18b). */
-static void reduce_write(struct node_slots *ns, void *dst, const void *src, size_t bytes)
-{
-    if (ns->stream_mode == STREAM_ALWAYS || (ns->stream_mode == STREAM_AUTO && ns->stream_left > 0)) {
-        plx_copy_stream(dst, src, bytes);
-        if (ns->stream_left > 0) ns->stream_left--;
-        return;
-    }
-    if (ns->stream_mode == STREAM_NEVER) {
-        memcpy(dst, src, bytes);
-        return;
-    }
-    double t0 = plx_now();
-    memcpy(dst, src, bytes);
-    if (plx_now() - t0 <= (double)bytes * 0.3e-9) {
-        ns->slow_copies = 0;
-        ns->stream_left = -1;
-    } else if (++ns->slow_copies >= 2 || ns->stream_left == 0) {
-        ns->slow_copies = 0;
-        ns->stream_left = 63;
-    }
-}
-
 static int write_phase(slots_op_t *op)
 {
     struct node_slots *ns = op->ns;
@@ -494,7 +455,13 @@ static int write_phase(slots_op_t *op)
         if (op->a.coll == PLX_COLL_BCAST && big)
             plx_copy_stream(data_of(ns, w, s, op->bytes), payload(op), op->bytes);
         else if (op->a.coll == PLX_COLL_REDUCE && big && ns->me != op->a.root)
-            reduce_write(ns, data_of(ns, w, s, op->bytes), payload(op), op->bytes);
+            /* the root's reads of the last calls left these lines in its
+             * caches: across dies the plain copy runs 3-4x slower (4 ranks,
+             * 256 KiB: 140-260 us per call instead of 45-55); streaming
+             * always makes the root read from memory (1.6-2.0x slower on
+             * one die), so only while plain copies run slow
+             * (PLX_SLOTS_STREAM=auto; perf/RESULTS.md, issue 11, s18b) */
+            plx_copy_timed(&ns->stream, data_of(ns, w, s, op->bytes), payload(op), op->bytes);
         else if (op->bytes && !own_input(op))
             memcpy(data_of(ns, w, s, op->bytes), payload(op), op->bytes);
         ctl_of(w, s)->sig = op->sig;

@@ -92,6 +92,8 @@ const plx_env_var_t plx_env_vars[] = {
       PLX_ENV_SIZE, 0, 256 << 20 },
     { "PLX_SLOTS_STREAM", "auto", "shm_slots reduce of 64-256K (over 64K, ranks outnumbering cores): how a non-root writes its input into its window: auto = plain copies, and streaming stores for the next 63 calls after two plain copies in a row slower than 0.3 ns a byte (the host running the vCPUs on different dies); 0 = always plain copies; 1 = always streaming stores (then the root reads the windows from memory)",
       PLX_ENV_CHOICE, 0, 0, "auto|0|1" },
+    { "PLX_DIRECT_STREAM", "auto", "direct allgather at 3-4 ranks, blocks of 64K or more that are staged (see PLX_SHM_DIRECT_STAGE): how a rank copies each 64-256K piece into its staging area: auto = plain copies, and streaming stores for the next 63 pieces after two plain copies in a row slower than 0.3 ns a byte (the host running the vCPUs on different dies); 0 = always plain copies; 1 = always streaming stores (then the peers read the area from memory)",
+      PLX_ENV_CHOICE, 0, 0, "auto|0|1" },
     { "PLX_MPI", "1", "libplexus-mpi (the MPI drop-in layer): 0 passes every MPI call to the MPI unchanged and does not start Plexus; 1 routes collectives to Plexus",
       PLX_ENV_CHOICE, 0, 0, "0|1" },
     { "PLX_MPI_COLLS", "(the table)", "libplexus-mpi: comma list of collectives sent to Plexus at every size (barrier,bcast,reduce,allreduce,allgather,reduce_scatter,alltoall,gather,scatter), or all, or none; unset: the measured table of lib/mpi/policy.c (checked by the layer at MPI_Init)",

@@ -8,8 +8,18 @@
  * trip 320 ns instead of 55-65); streaming stores take 9-10 us in either,
  * and the reader then pays 14-23 us instead of 6-16 (perf/RESULTS.md,
  * issue 11, session s17b).
+ *
+ * Streaming makes the readers read from memory, which costs them more than
+ * the writer saves while the vCPUs share a cache (a reduce root reading
+ * three windows: 1.6-2.0x slower), so plx_copy_timed streams only while
+ * plain copies run slow: after two in a row slower than 0.3 ns a byte
+ * (3.3 GB/s; s17b's probe: one die at most 0.16, two 0.42-0.58) it streams
+ * the next 63 copies; the plain copy after them probes again, and one slow
+ * probe streams 63 more (perf/RESULTS.md, issue 11, sessions s18b, s19b).
  */
 #include "copy_stream.h"
+#include "config.h"
+#include "plx_internal.h"   /* plx_now */
 
 #include <stdint.h>
 #include <string.h>
@@ -46,3 +56,33 @@ void plx_copy_stream(void *dst, const void *src, size_t n)
     memcpy(dst, src, n);
 }
 #endif
+
+void plx_stream_rule_init(plx_stream_rule_t *r, const char *env)
+{
+    r->mode = PLX_STREAM_AUTO;
+    plx_env_choice(env, &r->mode);
+    r->left = -1;
+    r->slow = 0;
+}
+
+void plx_copy_timed(plx_stream_rule_t *r, void *dst, const void *src, size_t n)
+{
+    if (r->mode == PLX_STREAM_ALWAYS || (r->mode == PLX_STREAM_AUTO && r->left > 0)) {
+        plx_copy_stream(dst, src, n);
+        if (r->left > 0) r->left--;
+        return;
+    }
+    if (r->mode == PLX_STREAM_NEVER) {
+        memcpy(dst, src, n);
+        return;
+    }
+    double t0 = plx_now();
+    memcpy(dst, src, n);
+    if (plx_now() - t0 <= (double)n * 0.3e-9) {
+        r->slow = 0;
+        r->left = -1;
+    } else if (++r->slow >= 2 || r->left == 0) {
+        r->slow = 0;
+        r->left = 63;
+    }
+}

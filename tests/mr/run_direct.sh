@@ -42,7 +42,10 @@
 #   2i. shm_slots' reduce of 64-256 KiB forced at 3-5 ranks, each
 #      PLX_SLOTS_STREAM (the root's own input in place, plain or streaming
 #      window writes), and PLX_SHM_CMA=0;
-#   2j. 2-rank allreduce from 32 MiB (operands through the bounce buffer,
+#   2j. direct allgather's staging copy at 3-4 ranks (pieces of 64-256 KiB; 5: plain),
+#      each PLX_DIRECT_STREAM (plain, timed or streaming stores), odd
+#      counts, in place, and PLX_SHM_CMA=0;
+#   2k. 2-rank allreduce from 32 MiB (operands through the bounce buffer,
 #      1 MiB pieces): odd counts, in place and out of place, float32 and
 #      float64, on huge pages, nonblocking with a progress thread, and
 #      PLX_SHM_CMA=0 (the fallback); a killed peer in 4;
@@ -407,8 +410,27 @@ PLX_SLOTS_STREAM=1 PLX_SHM_COLL_BYTES=256K PLX_SHM_CMA=0 PLX_TUNE="reduce:0-inf@
     run_checks coll_check 4 "$MR/coll_check" --coll reduce --counts 65537,100003,262144
 grep -q "reduce of 65537 bytes on 4 ranks: algorithm shm_slots" "$tmp/last.log" ||
     fail "PLX_SHM_CMA=0 at 4 ranks: reduce of 65537 bytes did not run shm_slots when forced"
+# ---- 2j: direct allgather's staging copy (lib/coll/node_direct.c,
+# stage_piece): at 3-4 ranks a staged piece of 64 KiB or more is copied by
+# plx_copy_timed (PLX_DIRECT_STREAM: each of auto, 0 and 1 forced) at 3-5
+# ranks (5: the knob set, plain copies); blocks of 64 KiB + 1 (first: the log names the algorithm at its
+# first use), 16 KiB + 1 (int8, under the rule; float32 just over 64
+# KiB), 64 KiB, odd (a tail under one line), and just over 256
+# KiB in int8 (a full piece, then a 3-byte one); every datatype, in place
+# and out of place; the log must show direct at 65537 bytes; then
+# PLX_SHM_CMA=0 at 4 ranks (direct refused: the next rule runs)
+for n in 3 4 5; do
+    for st in auto 0 1; do
+        PLX_DIRECT_STREAM=$st PLX_LOG=info \
+            run_checks coll_check "$n" "$MR/coll_check" --coll allgather --counts 65537,16385,65536,100003,262147
+        grep -q "allgather of 65537 bytes on $n ranks: algorithm direct" "$tmp/last.log" ||
+            fail "coll_check at $n ranks, PLX_DIRECT_STREAM=$st: allgather of 65537 bytes did not run direct when forced"
+    done
+done
+PLX_DIRECT_STREAM=1 PLX_SHM_CMA=0 run_checks coll_check 4 "$MR/coll_check" --coll allgather \
+    --counts 65537,100003
 
-# ---- 2j: 2-rank allreduce of 32 MiB or more (DIRECT_BIG_FROM in
+# ---- 2k: 2-rank allreduce of 32 MiB or more (DIRECT_BIG_FROM in
 # lib/coll/node_direct.c): each operand read into the bounce buffer and
 # reduced into recvbuf (out of place; in place keeps its path), 1 MiB pieces
 # (128 KiB with a progress thread); counts just over 32 MiB in float32 and
@@ -463,7 +485,7 @@ run_kill() {
 }
 run_kill 2 auto allreduce 1 0
 run_kill 2 auto allreduce 0 0
-# 2-rank allreduce over 32 MiB: operands through the bounce buffer (2j)
+# 2-rank allreduce over 32 MiB: operands through the bounce buffer (2k)
 run_kill 2 auto allreduce 1 0 8388617
 run_kill 2 auto reduce_scatter 1 0
 run_kill 4 auto allreduce 2 0

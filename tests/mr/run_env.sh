@@ -45,6 +45,8 @@ check "PLX_SHM_RING_BYTES=64K" "$ok_text"
 check "PLX_SHM_CMA=0" "$ok_text"
 check "PLX_SLOTS_STREAM=2" "$bad"
 check "PLX_SLOTS_STREAM=1" "$ok_text"
+check "PLX_DIRECT_STREAM=2" "$bad"
+check "PLX_DIRECT_STREAM=0" "$ok_text"
 [ "$fails" -eq 0 ] && { echo "PASS: bad PLX_* values refused at plx_init"; exit 0; }
 echo "FAIL: $fails case(s)"
 exit 1
