@@ -3,7 +3,7 @@
 # allgather at 4 ranks 128K-1M (12 rounds), 3 and 5 ranks 128K-1M (8 rounds), 4 ranks 8K-64K (8 rounds).
 # Run under qlock x, one part per call: PART=n4|n35|small.
 set -u
-B=/work/wt/base/_inst; N=/work/wt/s19b/_inst; AB=../s10g/ab.sh; t=$1
+: "${B:?base install prefix}" "${N:?new install prefix}"; AB=../s10g/ab.sh; t=$1
 case ${PART:-n4} in
 n4) NP=4 $AB ab-$t-n4.txt 12 allgather "-b 128K -e 1M" base=$B new=$N ;;
 n35) NP=3 $AB ab-$t-n3.txt 8 allgather "-b 128K -e 1M" base=$B new=$N

@@ -1,5 +1,5 @@
 #!/bin/bash
 # ab_n5b.sh: 5 ranks again, 256K-1M, base / new / new with PLX_DIRECT_STREAM=0 (the new build
 # with plain copies: a control for the launch noise), 10 rounds.  Run under qlock x.
-B=/work/wt/base/_inst; N=/work/wt/s19b/_inst
+: "${B:?base install prefix}" "${N:?new install prefix}"
 NP=5 ../s10g/ab.sh ab-n5b.txt 10 allgather "-b 256K -e 1M" base=$B new=$N plain=$N:PLX_DIRECT_STREAM=0
