@@ -1552,13 +1552,14 @@ static plx_status_t reduce_piece(direct_op_t *op, const direct_seg_t *sg, size_t
      * consumed there (member 0's operand goes to tmp; no copy after) */
     char *acc = alias && me > 1 ? (char *)nd->acc : d;
     const void *first = own;
+    int big = big_allreduce(op) && !remote && !alias;   /* operands via tmp (DIRECT_BIG_FROM) */
     /* member 0 reads member 1's operand straight into the destination and
      * adds in place (own op it, in member order): the kernel then streams
      * two buffers, not three, and no bounce buffer is written (per-phase
      * probe of 4 MiB allreduce at 2 ranks: perf/RESULTS.md "Issue 11, 2
      * ranks: claimed pieces").  Not for small pieces, whose bounce buffer
-     * stays in L1/L2 (64 KiB allreduce, 32 KiB pieces: 1.1x slower with it). */
-    int big = big_allreduce(op) && !remote && !alias;   /* operands via tmp (DIRECT_BIG_FROM) */
+     * stays in L1/L2 (64 KiB allreduce, 32 KiB pieces: 1.1x slower with it),
+     * nor for a big 2-rank allreduce, whose operands both go via tmp. */
     int into_dst = me == 0 && n > 1 && acc != own && l >= DIRECT_INTO_DST_MIN && !big;
     if (me != 0) {
         char *f = (me == 1 && alias) || big ? (char *)nd->tmp : acc;
