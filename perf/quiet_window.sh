@@ -7,7 +7,7 @@
 #   BIG_ROUNDS interleaved rounds each; small_ratio at 2 and 4 ranks against before (24 rotated
 #   rounds, one program; small_ratio_sum.py's verdict per cell: the paired median after/before over rounds,
 #   90 % bootstrap interval against 1.10), 4 launches each of the progress-thread overlap and
-#   graph_bench -m overlap, model.py.
+#   graph_bench -m overlap, model.py, and criteria.py's verdict per target (criteria.md).
 # Environment: I = the built tree measured (its _inst installed), BEFORE_BUILD = the built tree
 # of main before issue 11; BIG_ROUNDS (3) the compare rounds (a 1-4 MiB time moves 1.3x with the
 # host's load from round to round: more rounds, a steadier median); SMALL_ROUNDS (24) the
@@ -48,3 +48,5 @@ for n in 2 4; do
   python3 perf/small_ratio_sum.py --base before --aa aa $F/small-n$n.txt > $F/small-n$n-table.md 2>&1
   echo "small-n$n:" >> $F/window.log; grep '^- ' $F/small-n$n-table.md >> $F/window.log
 done
+python3 perf/criteria.py $F > $F/criteria.md 2>&1
+cat $F/criteria.md >> $F/window.log

@@ -105,5 +105,37 @@ else
     echo "  FAIL: plx_perf --help"; fail=1
 fi
 
+# perf/criteria.py, the issue-11 verdicts, on a window kept in the tree: each
+# target's row read by column name (both verdicts occur there), and a
+# graph_bench launch made slower flips that row
+win=${top_srcdir:-$top_builddir}/perf/results/quiet-1204a
+if ! command -v python3 >/dev/null; then
+    echo "  skipped: perf/criteria.py (no python3)"
+elif [ ! -d "$win" ]; then
+    echo "  skipped: perf/criteria.py (no perf/results in this tree)"
+else
+    crit=${top_srcdir:-$top_builddir}/perf/criteria.py
+    python3 "$crit" "$win" > "$tmp/crit" 2>&1
+    if [ "$(grep -c '^| [24] ranks' "$tmp/crit")" -eq 14 ] &&
+       grep -q '^| 2 ranks allreduce >= 1.4x best MPI, 1-64 MiB | 1.783 / 2.557 / 2.637 / 4.709 | met |$' "$tmp/crit" &&
+       grep -q '^| 2 ranks alltoall >= 1.2x.*target 5.41 under the bound 5.78.*NOT met' "$tmp/crit" &&
+       grep -q '^| 4 ranks 256 KiB-4 MiB: none slower than the best MPI | 40 of 40 not slower.* | met |$' "$tmp/crit" &&
+       grep -q '^| 2 ranks graph_bench.*comm_first 1.042 / 1.067 / 1.100 / 1.080;.* | met |$' "$tmp/crit" &&
+       grep -q '^| 2 ranks overlap >= 0.9 at every size, every launch | 13 of 16: .*NOT met' "$tmp/crit"; then
+        echo "  ok: perf/criteria.py on $win"
+    else
+        cat "$tmp/crit"; echo "  FAIL: perf/criteria.py verdicts on $win"; fail=1
+    fi
+    mkdir "$tmp/win" && cp "$win"/* "$tmp/win/" &&
+        awk '/^idle   comm_first/ && !d {$8 = "1.234"; d = 1} 1' "$tmp/win/graph-overlap-n4.txt" > "$tmp/g4" &&
+        mv "$tmp/g4" "$tmp/win/graph-overlap-n4.txt"
+    python3 "$crit" "$tmp/win" > "$tmp/crit" 2>&1
+    if grep -q '^| 4 ranks graph_bench.*comm_first 1.234 / .*NOT met' "$tmp/crit"; then
+        echo "  ok: perf/criteria.py: a 4-rank graph_bench launch at 1.234 is not met"
+    else
+        cat "$tmp/crit"; echo "  FAIL: perf/criteria.py missed a slow graph_bench launch"; fail=1
+    fi
+fi
+
 if [ $fail -eq 0 ]; then echo "perf_smoke.sh: PASS"; exit 0; fi
 echo "perf_smoke.sh: FAIL"; exit 1
