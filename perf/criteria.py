@@ -208,6 +208,12 @@ def main():
         row(f"{n} ranks overlap >= 0.9 at every size, every launch",
             f"{total - under} of {total}: {per}", total > 0 and under == 0)
 
+    log = os.path.join(d, 'window.log')
+    steps = [l.split() for l in open(log) if l.startswith('=== ')] if os.path.exists(log) else []
+    if steps:
+        loads = [float(x.rstrip(',')) for st in steps for x in st[-3:-2]]
+        print(f"Window {os.path.basename(os.path.normpath(d))}: {steps[0][3]}-{steps[-1][3]}, "
+              f"load1 {min(loads):.1f}-{max(loads):.1f} at the steps' starts.\n")
     print("| target | measured (per size or per launch) | |")
     print("| --- | --- | --- |")
     for t, m, v in rows:
