@@ -46,6 +46,8 @@ def fmt(b):
 def compare(path):
     """(collective, bytes) -> {library: (time_us, busbw)}"""
     t = defaultdict(dict)
+    if not os.path.exists(path):
+        return t
     with open(path) as f:
         for r in csv.DictReader(f):
             t[(r['collective'], int(r['bytes']))][r['library']] = (float(r['time_us']), float(r['busbw_gbps']))
@@ -59,6 +61,8 @@ def best_mpi(d):
 
 
 def memcpy_gbps(path):
+    if not os.path.exists(path):
+        return None
     with open(path) as f:
         for r in csv.DictReader(f):
             if r['metric'] == 'memcpy_gbps':
