@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""perf/criteria.py DIR -- issue 11's targets against one quiet window.
+"""perf/criteria.py DIR [DIR...] -- issue 11's targets against quiet windows.
 
 DIR is what `perf/quiet_window.sh NAME` wrote (perf/results/NAME/): the
 compare CSVs at 2 and 4 ranks, limits' memcpy, model.py's table, the
 small-size verdicts, the progress-thread overlap and graph_bench launches.
-Prints one markdown table, a row per target: what was measured, the worst
-cell, and "met" / "NOT met".  Every figure is read from the files by its
+Prints one markdown table, a row per target: what was measured and "met" /
+"NOT met"; given several windows, a row per target and a column per window
+(x = met), to see which targets hold from window to window.  Every figure is read from the files by its
 column name, so a column added to a benchmark cannot shift what is read.
 
 The targets (issue 11, "What it must show"):
@@ -124,14 +125,12 @@ def graph_launches(path, column='vs max()'):
     return launches
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    d = sys.argv[1]
-    rows = []   # (target, measured, verdict)
+def targets(d):
+    """[(target, measured, met?)] for one window directory"""
+    rows = []
 
     def row(target, measured, ok):
-        rows.append((target, measured, 'met' if ok else '**NOT met**'))
+        rows.append((target, measured, bool(ok)))
 
     n2 = compare(os.path.join(d, 'big-n2.csv'))
     mc = memcpy_gbps(os.path.join(d, 'limits-sizes.csv'))
@@ -212,16 +211,46 @@ def main():
         row(f"{n} ranks overlap >= 0.9 at every size, every launch",
             f"{total - under} of {total}: {per}", total > 0 and under == 0)
 
+    return rows
+
+
+def span(d):
+    """the window's name, first and last step and load range, from window.log"""
     log = os.path.join(d, 'window.log')
     steps = [l.split() for l in open(log) if l.startswith('=== ')] if os.path.exists(log) else []
-    if steps:
-        loads = [float(x.rstrip(',')) for st in steps for x in st[-3:-2]]
-        print(f"Window {os.path.basename(os.path.normpath(d))}: {steps[0][3]}-{steps[-1][3]}, "
-              f"load1 {min(loads):.1f}-{max(loads):.1f} at the steps' starts.\n")
-    print("| target | measured (per size or per launch) | |")
-    print("| --- | --- | --- |")
-    for t, m, v in rows:
-        print(f"| {t} | {m} | {v} |")
+    name = os.path.basename(os.path.normpath(d))
+    if not steps:
+        return name
+    loads = [float(x.rstrip(',')) for st in steps for x in st[-3:-2]]
+    return f"{name}: {steps[0][3]}-{steps[-1][3]}, load1 {min(loads):.1f}-{max(loads):.1f} at the steps' starts"
+
+
+def main():
+    dirs = sys.argv[1:]
+    if not dirs or dirs[0].startswith('-'):
+        sys.exit(__doc__)
+    if len(dirs) == 1:
+        print(f"Window {span(dirs[0])}.\n")
+        print("| target | measured (per size or per launch) | |")
+        print("| --- | --- | --- |")
+        for t, m, ok in targets(dirs[0]):
+            print(f"| {t} | {m} | {'met' if ok else '**NOT met**'} |")
+        return
+    # several windows: one column each, x = met (a target's name without its figures in parentheses)
+    got, order = {}, []
+    for d in dirs:
+        for t, _, ok in targets(d):
+            k = re.sub(r' \([\d.]+ GB/s\)', '', t)
+            if k not in got:
+                got[k] = {}
+                order.append(k)
+            got[k][d] = ok
+    names = [os.path.basename(os.path.normpath(d)) for d in dirs]
+    print("| target | " + " | ".join(names) + " | met in |")
+    print("| --- |" + " :---: |" * len(dirs) + " ---: |")
+    for k in order:
+        n = sum(1 for d in dirs if got[k].get(d))
+        print(f"| {k} | " + " | ".join('x' if got[k].get(d) else '-' for d in dirs) + f" | {n} of {len(dirs)} |")
 
 
 if __name__ == '__main__':

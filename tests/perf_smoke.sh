@@ -126,6 +126,13 @@ else
     else
         cat "$tmp/crit"; echo "  FAIL: perf/criteria.py verdicts on $win"; fail=1
     fi
+    python3 "$crit" "$win" "$tmp/win" > "$tmp/hist" 2>&1   # (a window without files: every row not met)
+    if grep -q '^| 2 ranks allreduce >= 1.4x best MPI, 1-64 MiB | x | - | 1 of 2 |$' "$tmp/hist" &&
+       grep -q '^| 2 ranks overlap >= 0.9 at every size, every launch | - | - | 0 of 2 |$' "$tmp/hist"; then
+        echo "  ok: perf/criteria.py across two windows"
+    else
+        cat "$tmp/hist"; echo "  FAIL: perf/criteria.py across two windows"; fail=1
+    fi
     mkdir "$tmp/win" && cp "$win"/* "$tmp/win/" &&
         awk '/^idle   comm_first/ && !d {$8 = "1.234"; d = 1} 1' "$tmp/win/graph-overlap-n4.txt" > "$tmp/g4" &&
         mv "$tmp/g4" "$tmp/win/graph-overlap-n4.txt"
