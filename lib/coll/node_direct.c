@@ -58,23 +58,16 @@
  * Short steps beside compute.  A lone caller (op->solo) takes longer steps:
  * larger reduction pieces, and a copy of up to DIRECT_WHOLE_MAX in one call.
  * While a task graph's compute chains run on this process's worker threads
- * (ctx->compute_beside, counted by lib/graph/pool.c), the one-call copies
- * are left out: every step is one piece of the lone caller's size
- * (step_piece; 512 KiB at 2 ranks).  Why: the kernel may run a system call
- * to its end without preemption (PREEMPT_NONE here), so a compute thread
- * whose sleep ends inside a process_vm_readv waits for the call to end.
- * Measured on a thread sleeping 400 us beside a thread copying in a loop on
- * one CPU: 128 KiB reads delayed the wake-up by 1-2 us, like memcpy, 512 KiB
- * reads by 8-10 us, 2 MiB reads by 57-72 us.  Without the one-call copies
- * the 2-rank graph_bench -m overlap ran at 1.018-1.046 of its ideal
- * (medians, three A/Bs) against 1.050-1.064 with them (session 14's lead,
- * with 128 KiB steps).  512 KiB steps instead of 128 KiB: the allreduces
- * beside the sleeping compute run 1.29x their back-to-back time instead of
- * 1.37x, the sleeps end ~3 us later; the medians are even, but 7 of 192
- * results (96 launches, two policies each) went over 1.10 of the ideal
- * against 30 of 192 (four interleaved runs; perf/RESULTS.md, issue 11,
- * session s20a and session 20's lead).
- * Not where ranks outnumber cores (long_steps).  The
+ * (ctx->compute_beside, counted by lib/graph/pool.c), every step is one
+ * PLX_DIRECT_PIECE instead.  Why: the kernel may run a system call to its
+ * end without preemption (PREEMPT_NONE here), so a compute thread whose
+ * sleep ends inside a process_vm_readv waits for the call to end.  Measured
+ * on a thread sleeping 400 us beside a thread copying in a loop on one CPU:
+ * 128 KiB reads delayed the wake-up by 1-2 us, like memcpy, 512 KiB reads by
+ * 8-10 us, 2 MiB reads by 57-72 us.  With short steps the 2-rank
+ * graph_bench -m overlap ran at 1.018-1.046 of its ideal (medians, three
+ * A/Bs) against 1.050-1.064 with the long ones (perf/RESULTS.md, issue 11,
+ * session 14's lead).  Not where ranks outnumber cores (long_steps).  The
  * shared reads of large allgather / alltoall blocks (claims of
  * DIRECT_SHARE_PIECE, numbered alike on every rank) keep their size.
  *
@@ -1636,14 +1629,6 @@ static int long_steps(const direct_op_t *op)
            (!op->nd->spin || !beside || __atomic_load_n(beside, __ATOMIC_RELAXED) == 0);
 }
 
-/* The piece of a step: a lone caller's (op->solo) also while compute runs
- * beside it, where only the one-call copies of long steps are left out
- * (see "Short steps beside compute"). */
-static size_t step_piece(const direct_op_t *op)
-{
-    return op->solo != DIRECT_SOLO_NO ? op->nd->piece_solo : op->nd->piece;
-}
-
 /* Step 3 of a claimed reduction: one piece of the current claim, or a new
  * claim; DRAIN once nothing is left to claim. */
 static int work_claimed(direct_op_t *op)
@@ -1651,7 +1636,7 @@ static int work_claimed(direct_op_t *op)
     struct node_direct *nd = op->nd;
     const coll_args_t *a = &op->a;
     int solo = long_steps(op);
-    size_t piece = step_piece(op);
+    size_t piece = solo ? nd->piece_solo : nd->piece;
     if (solo && !nd->piece_set && nd->piece_solo == DIRECT_PIECE_SOLO && big_allreduce(op))
         piece = DIRECT_PIECE_BIG;
     if (nd->n > 2) {   /* a piece reads every peer: as work() shrinks it */
@@ -1729,7 +1714,7 @@ static int work(direct_op_t *op)
      * with the rank count so one call stays about two copies of a piece
      * long (the progress thread holds the context lock that long) */
     int solo = long_steps(op);
-    size_t piece = step_piece(op);
+    size_t piece = solo ? nd->piece_solo : nd->piece;
     if (sg.kind == SEG_REDUCE && nd->n > 2) {
         piece /= (size_t)(nd->n - 1);
         if (piece < DIRECT_PIECE_MIN) piece = nd->piece < DIRECT_PIECE_MIN ? nd->piece : DIRECT_PIECE_MIN;
