@@ -5,7 +5,7 @@
  * core sleeping N us in a loop, 1 ns timer slack, as graph_bench's idle compute), "spin" (a
  * thread spinning, no wake-ups: the core shared by time slices only).  Prints per arm the
  * median pass (ms), the ratio to "none", and the sleeper's wake-ups per pass.
- * Usage: plexusrun -n 2 wakecost [ROUNDS] */
+ * Usage: plexusrun -n 2 wakecost [ROUNDS [ARMS]]  (ARMS: a bit mask of the arms, default 15) */
 #define _GNU_SOURCE
 #include <plexus.h>
 #include <pthread.h>
@@ -39,7 +39,7 @@ static void *sleeper(void *arg)
 static int cmp(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
 int main(int argc, char **argv)
 {
-    int rounds = argc > 1 ? atoi(argv[1]) : 9;
+    int rounds = argc > 1 ? atoi(argv[1]) : 9, mask = argc > 2 ? atoi(argv[2]) : 15;
     plx_context_t ctx; plx_comm_t w; int rank;
     if (plx_init(&ctx) != PLX_SUCCESS) return 1;
     plx_comm_world(ctx, &w); plx_comm_rank(w, &rank);
@@ -53,6 +53,7 @@ int main(int argc, char **argv)
     for (int r = -1; r < rounds; r++)   /* round -1: warm-up */
         for (int k = 0; k < NA; k++) {
             int a = (r & 1) ? NA - 1 - k : k;
+            if (!(mask & (1 << a))) continue;
             pthread_t th; stop = 0; wakes = 0;
             if (arm_us[a] != -2) pthread_create(&th, NULL, sleeper, (void *)arm_us[a]);
             plx_barrier(w);
@@ -68,10 +69,11 @@ int main(int argc, char **argv)
     if (rank == 0) {
         double base = 0;
         for (int a = 0; a < NA; a++) {
+            if (!(mask & (1 << a))) continue;
             double s[rounds]; memcpy(s, t[a], sizeof s); qsort(s, (size_t)rounds, sizeof(double), cmp);
             double med = s[rounds / 2]; long wsum = 0;
             for (int r = 0; r < rounds; r++) wsum += wk[a][r];
-            if (a == 0) base = med;
+            if (base == 0) base = med;
             printf("wakecost %-9s pass median %.2f ms (min %.2f), / none %.3f, wake-ups per pass %.1f (rank 0)\n",
                    name[a], med * 1e3, s[0] * 1e3, med / base, (double)wsum / rounds);
         }
