@@ -66,7 +66,7 @@ static const char DEFAULT_TUNE[] =
         "0-inf@recursive_doubling;"        /* rank order for a non-commutative user op */
     "allgather:"
         "0-32K@shm_slots,"
-        "32K-64K/4-4@direct,"              /* staged input */
+        "32K-64K/3-5@direct,"              /* staged input (3 and 5 ranks: the ring 1.4-3.7x) */
         "32K-64K/6-inf@direct,"            /* 6-8 ranks: the ring 2x */
         "64K-inf@direct,"
         "0-inf@hier,"

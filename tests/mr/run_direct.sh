@@ -49,6 +49,10 @@
 #      1 MiB pieces): odd counts, in place and out of place, float32 and
 #      float64, on huge pages, nonblocking with a progress thread, and
 #      PLX_SHM_CMA=0 (the fallback); a killed peer in 4;
+#   2l. allgather's default direct row for 32-64 KiB blocks at 3 and 5 ranks
+#      (ring before): the log names direct at 32768 and 40009 bytes, odd counts,
+#      every datatype, in place and out of place; then PLX_SHM_CMA=0 (the
+#      next rule, never direct);
 #   3. with PLX_SHM_CMA=0 (single-copy reads refused): coll_check at 2 and
 #      3 ranks must pass and the log must show another algorithm ran (the
 #      next rule, whose large messages go through the shm staging area);
@@ -429,6 +433,26 @@ for n in 3 4 5; do
 done
 PLX_DIRECT_STREAM=1 PLX_SHM_CMA=0 run_checks coll_check 4 "$MR/coll_check" --coll allgather \
     --counts 65537,100003
+
+# ---- 2l: allgather's default row 32K-64K/3-5@direct (lib/coll/select.c;
+# 3 and 5 ranks ran the ring there): one count per run, int8 first, so its
+# bytes are the block: 32768 (the row's first byte) and 40009 (odd) must
+# run direct, every datatype (float64: 64 KiB and more, the next row), in
+# place and out of place; 50021 besides (a tail under one line); then
+# PLX_SHM_CMA=0: the next rule, never direct
+for n in 3 5; do
+    for c in 32768 40009; do
+        PLX_TUNE= PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --coll allgather --counts $c
+        grep -q "allgather of $c bytes on $n ranks: algorithm direct" "$tmp/last.log" ||
+            fail "coll_check at $n ranks: allgather of $c-byte blocks did not run direct with the default rules"
+    done
+    PLX_TUNE= run_checks coll_check "$n" "$MR/coll_check" --coll allgather --counts 7,50021,65535
+    PLX_SHM_CMA=0 PLX_TUNE= PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --coll allgather \
+        --counts 32768,40009
+    if grep -q "algorithm direct" "$tmp/last.log"; then
+        fail "PLX_SHM_CMA=0 at $n ranks: allgather ran direct although single-copy reads are refused"
+    fi
+done
 
 # ---- 2k: 2-rank allreduce of 32 MiB or more (DIRECT_BIG_FROM in
 # lib/coll/node_direct.c): each operand read into the bounce buffer and
