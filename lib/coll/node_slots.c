@@ -87,10 +87,10 @@
  * window with streaming stores: the members' reads of the last call left
  * its lines in their caches, and a plain copy takes each back first, 3-4x
  * slower while the host runs the two vCPUs on different dies (3 ranks,
- * 256 KiB: 110-140 us per call instead of 25-45).  A reduce's non-roots
- * stream only while their plain copies run slow (write_phase): its root
- * then reads every window from memory (1.5-2.0x slower at 128-256 KiB on
- * one die).  Not over 256 KiB, where the lines have left the members' caches
+ * 256 KiB: 110-140 us per call instead of 25-45).  A reduce's or a
+ * gather's non-roots stream only while their plain copies run slow
+ * (plx_slots_write_for_root): the root then reads every window from memory
+ * (1.5-2.0x slower at 128-256 KiB on one die).  Not over 256 KiB, where the lines have left the members' caches
  * anyway and they read from memory (5 ranks, 512 KiB: 1.13x slower;
  * perf/RESULTS.md, issue 11, session s17b). */
 #define SLOT_STREAM_MIN (64 * 1024)
@@ -454,14 +454,8 @@ static int write_phase(slots_op_t *op)
         int big = op->bytes > SLOT_STREAM_MIN && op->bytes <= SLOT_STREAM_MAX;
         if (op->a.coll == PLX_COLL_BCAST && big)
             plx_copy_stream(data_of(ns, w, s, op->bytes), payload(op), op->bytes);
-        else if (op->a.coll == PLX_COLL_REDUCE && big && ns->me != op->a.root)
-            /* the root's reads of the last calls left these lines in its
-             * caches: across dies the plain copy runs 3-4x slower (4 ranks,
-             * 256 KiB: 140-260 us per call instead of 45-55); streaming
-             * always makes the root read from memory (1.6-2.0x slower on
-             * one die), so only while plain copies run slow
-             * (PLX_SLOTS_STREAM=auto; perf/RESULTS.md, issue 11, s18b) */
-            plx_copy_timed(&ns->stream, data_of(ns, w, s, op->bytes), payload(op), op->bytes);
+        else if (op->a.coll == PLX_COLL_REDUCE && ns->me != op->a.root)
+            plx_slots_write_for_root(op->comm, PLX_COLL_REDUCE, data_of(ns, w, s, op->bytes), payload(op), op->bytes);
         else if (op->bytes && !own_input(op))
             memcpy(data_of(ns, w, s, op->bytes), payload(op), op->bytes);
         ctl_of(w, s)->sig = op->sig;
@@ -477,6 +471,24 @@ static int write_phase(slots_op_t *op)
     }
     op->phase = SLOTS_READ;
     return 1;
+}
+
+/* A non-root's block into its window, which the root reads next (reduce,
+ * gather and gatherv): the root's reads of the last calls left these lines
+ * in its caches, and across dies a plain copy runs 3-4x slower (4 ranks,
+ * reduce 256 KiB: 140-260 us per call instead of 45-55); streaming always
+ * makes the root read from memory (1.6-2.0x slower on one die), so a block
+ * of 64-256 KiB streams only while plain copies run slow (PLX_SLOTS_STREAM;
+ * perf/RESULTS.md, issue 11, s18b for reduce, session 20's lead for gather). */
+void plx_slots_write_for_root(plx_comm_t comm, plx_coll_t coll, void *dst, const void *src, size_t n)
+{
+    /* a gather block of 64 KiB itself too (4 ranks, 256 KiB); a reduce of
+     * 64 KiB is a small size, left as it was */
+    size_t lo = coll == PLX_COLL_GATHERV ? SLOT_STREAM_MIN : SLOT_STREAM_MIN + 1;
+    if (n >= lo && n <= SLOT_STREAM_MAX)
+        plx_copy_timed(&comm->slots->stream, dst, src, n);
+    else if (n)
+        memcpy(dst, src, n);
 }
 
 /* Everything this rank needs has arrived: produce the result. */

@@ -111,6 +111,10 @@ uint64_t plx_slots_v_take_seq(plx_comm_t comm);                 /* the next sequ
 size_t plx_slots_v_cap(const slots_op_t *op);                  /* bytes of a data buffer */
 unsigned char *plx_slots_v_line(const slots_op_t *op, int m);   /* member m's 48 inline bytes */
 unsigned char *plx_slots_v_data(const slots_op_t *op, int m);   /* member m's data buffer */
+/* a non-root's block into its window for the root (reduce, gatherv): the
+ * PLX_SLOTS_STREAM rule for 64-256 KiB (coll: PLX_COLL_REDUCE or
+ * PLX_COLL_GATHERV), memcpy otherwise */
+void plx_slots_write_for_root(plx_comm_t comm, plx_coll_t coll, void *dst, const void *src, size_t n);
 int plx_slots_v_may_write(slots_op_t *op);       /* 1: this rank may write its line */
 void plx_slots_v_publish(slots_op_t *op);        /* store signature, then seq (release) */
 /* 1 when member m's line holds op->seq; a signature that differs sets

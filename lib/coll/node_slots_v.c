@@ -383,6 +383,8 @@ static void write_payload(slots_op_t *op)
                     if (b) memcpy(dst + at, base + d[j] * es, b);
                     at += b;
                 }
+            } else if (a->coll == PLX_COLL_GATHERV) {
+                plx_slots_write_for_root(op->comm, PLX_COLL_GATHERV, dst, block_src(op), len);
             } else {
                 memcpy(dst, block_src(op), len);
             }

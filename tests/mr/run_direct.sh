@@ -41,7 +41,7 @@
 #      with PLX_SHM_CMA=0;
 #   2i. shm_slots' reduce of 64-256 KiB forced at 3-5 ranks, each
 #      PLX_SLOTS_STREAM (the root's own input in place, plain or streaming
-#      window writes), and PLX_SHM_CMA=0;
+#      window writes), gather and gatherv the same way, and PLX_SHM_CMA=0;
 #   2j. direct allgather's staging copy at 3-4 ranks (pieces of 64-256 KiB; 5: plain),
 #      each PLX_DIRECT_STREAM (plain, timed or streaming stores), odd
 #      counts, in place, and PLX_SHM_CMA=0;
@@ -408,6 +408,24 @@ for n in 3 4 5; do
             run_checks coll_check "$n" "$MR/coll_check" --coll reduce --counts 65537,100003,262144,262147
         grep -q "reduce of 65537 bytes on $n ranks: algorithm shm_slots" "$tmp/last.log" ||
             fail "coll_check at $n ranks, PLX_SLOTS_STREAM=$st: reduce of 65537 bytes did not run shm_slots when forced"
+    done
+done
+# gather and gatherv: the non-roots' blocks of 64-256 KiB go through the same
+# rule (plx_slots_write_for_root, from 64 KiB itself): gather at 65536 (int8:
+# the first block the rule takes), odd, 256 KiB and just over it (spilled:
+# read by CMA); gatherv with vcoll_check's counts
+for n in 3 4 5; do
+    for st in auto 0 1; do
+        PLX_SLOTS_STREAM=$st PLX_SHM_COLL_BYTES=256K PLX_TUNE="gather:0-inf@shm_slots;gatherv:0-inf@shm_slots" \
+            PLX_LOG=info run_checks coll_check "$n" "$MR/coll_check" --coll gather \
+            --counts 65536,100003,262144,262147
+        grep -q "gather of 65536 bytes on $n ranks: algorithm shm_slots" "$tmp/last.log" ||
+            fail "coll_check at $n ranks, PLX_SLOTS_STREAM=$st: gather of 65536 bytes did not run shm_slots when forced"
+        # gatherv: vcoll_check's counts, some blocks of 80-400 KiB
+        PLX_SLOTS_STREAM=$st PLX_SHM_COLL_BYTES=256K PLX_TUNE="gatherv:0-inf@shm_slots" PLX_LOG=info \
+            run_checks vcoll_check "$n" "$MR/vcoll_check" --coll gatherv
+        grep -q "gatherv.*algorithm shm_slots" "$tmp/last.log" ||
+            fail "vcoll_check at $n ranks, PLX_SLOTS_STREAM=$st: gatherv did not run shm_slots when forced"
     done
 done
 PLX_SLOTS_STREAM=1 PLX_SHM_COLL_BYTES=256K PLX_SHM_CMA=0 PLX_TUNE="reduce:0-inf@shm_slots" PLX_LOG=info \
