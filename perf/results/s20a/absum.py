@@ -3,7 +3,9 @@
 compute_first "vs start" (the issue's criterion): min, q1, median, max, launches over 1.10;
 with --probe lines also, per launch, the allreduces' time in their turn in the probe launch
 against b2b's last pass (rank 0), and the launch's headroom sum_compute alone / b2b."""
-import re, sys, statistics as st
+import os, re, sys, statistics as st
+# the column: 8 = "vs start" (this section), 7 = "vs max()" (the issue's ideal; session 20 lead)
+COL = int(os.environ.get("COL", "8"))
 arms = {}
 cur = None
 for line in open(sys.argv[1]):
@@ -17,7 +19,7 @@ for line in open(sys.argv[1]):
         if m.group(1) == 'idle': cur['sc'], cur['b2b'] = float(m.group(2)), float(m.group(3))
         continue
     m = re.match(r'idle\s+(comm_first|compute_first)\s', line)
-    if m: cur[m.group(1)] = float(line.split()[8]); continue
+    if m: cur[m.group(1)] = float(line.split()[COL]); continue
     m = re.match(r'\s+probe \d+ rank \d .*launch ([\d.]+) ms; chain ends [\d.]+ \(slept [\d.]+, ([\d.]+) over.*in their turn ([\d.]+) \(b2b\'s last pass ([\d.]+)', line)
     if m and cur['kind'] is None:
         cur['turn'].append(float(m.group(3)) / float(m.group(4))); cur.setdefault('over', []).append(float(m.group(2)))
