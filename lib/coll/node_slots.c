@@ -89,9 +89,10 @@
  * slower while the host runs the two vCPUs on different dies (3 ranks,
  * 256 KiB: 110-140 us per call instead of 25-45).  A reduce's or a
  * gather's non-roots stream only while their plain copies run slow
- * (plx_slots_write_for_root): the root then reads every window from memory
- * (1.5-2.0x slower at 128-256 KiB on one die).  Not over 256 KiB, where the lines have left the members' caches
- * anyway and they read from memory (5 ranks, 512 KiB: 1.13x slower;
+ * (write_for_root): the root then reads every window from memory (1.5-2.0x
+ * slower at 128-256 KiB on one die).  Not over 256 KiB, where the lines have
+ * left the members' caches anyway and they read from memory (5 ranks,
+ * 512 KiB: 1.13x slower;
  * perf/RESULTS.md, issue 11, session s17b). */
 #define SLOT_STREAM_MIN (64 * 1024)
 #define SLOT_STREAM_MAX (256 * 1024)
@@ -427,6 +428,26 @@ static const void *input_of(const slots_op_t *op, int m)
     return data_of(op->ns, op->ns->win[m], op->seq, op->bytes);
 }
 
+/* A non-root's block into its window, which the root reads next (reduce,
+ * gather and gatherv; inline here, since every reduce non-root of any size
+ * comes through it): the root's reads of the last calls left these lines
+ * in its caches, and across dies a plain copy runs 3-4x slower (4 ranks,
+ * reduce 256 KiB: 140-260 us per call instead of 45-55); streaming always
+ * makes the root read from memory (1.6-2.0x slower on one die), so a block
+ * of 64-256 KiB streams only while plain copies run slow (PLX_SLOTS_STREAM;
+ * perf/RESULTS.md, issue 11, s18b for reduce, session 20's lead for gather). */
+static inline void write_for_root(struct node_slots *ns, plx_coll_t coll, void *dst, const void *src,
+                                  size_t n)
+{
+    /* a gather block of 64 KiB itself too (4 ranks, 256 KiB); a reduce of
+     * 64 KiB is a small size, left as it was */
+    size_t lo = coll == PLX_COLL_GATHERV ? SLOT_STREAM_MIN : SLOT_STREAM_MIN + 1;
+    if (n >= lo && n <= SLOT_STREAM_MAX)
+        plx_copy_timed(&ns->stream, dst, src, n);
+    else if (n)
+        memcpy(dst, src, n);
+}
+
 static int write_phase(slots_op_t *op)
 {
     struct node_slots *ns = op->ns;
@@ -455,7 +476,7 @@ static int write_phase(slots_op_t *op)
         if (op->a.coll == PLX_COLL_BCAST && big)
             plx_copy_stream(data_of(ns, w, s, op->bytes), payload(op), op->bytes);
         else if (op->a.coll == PLX_COLL_REDUCE && ns->me != op->a.root)
-            plx_slots_write_for_root(op->comm, PLX_COLL_REDUCE, data_of(ns, w, s, op->bytes), payload(op), op->bytes);
+            write_for_root(ns, PLX_COLL_REDUCE, data_of(ns, w, s, op->bytes), payload(op), op->bytes);
         else if (op->bytes && !own_input(op))
             memcpy(data_of(ns, w, s, op->bytes), payload(op), op->bytes);
         ctl_of(w, s)->sig = op->sig;
@@ -473,22 +494,10 @@ static int write_phase(slots_op_t *op)
     return 1;
 }
 
-/* A non-root's block into its window, which the root reads next (reduce,
- * gather and gatherv): the root's reads of the last calls left these lines
- * in its caches, and across dies a plain copy runs 3-4x slower (4 ranks,
- * reduce 256 KiB: 140-260 us per call instead of 45-55); streaming always
- * makes the root read from memory (1.6-2.0x slower on one die), so a block
- * of 64-256 KiB streams only while plain copies run slow (PLX_SLOTS_STREAM;
- * perf/RESULTS.md, issue 11, s18b for reduce, session 20's lead for gather). */
+/* For lib/coll/node_slots_v.c's gatherv (see write_for_root). */
 void plx_slots_write_for_root(plx_comm_t comm, plx_coll_t coll, void *dst, const void *src, size_t n)
 {
-    /* a gather block of 64 KiB itself too (4 ranks, 256 KiB); a reduce of
-     * 64 KiB is a small size, left as it was */
-    size_t lo = coll == PLX_COLL_GATHERV ? SLOT_STREAM_MIN : SLOT_STREAM_MIN + 1;
-    if (n >= lo && n <= SLOT_STREAM_MAX)
-        plx_copy_timed(&comm->slots->stream, dst, src, n);
-    else if (n)
-        memcpy(dst, src, n);
+    write_for_root(comm->slots, coll, dst, src, n);
 }
 
 /* Everything this rank needs has arrived: produce the result. */
